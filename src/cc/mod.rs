@@ -1,0 +1,213 @@
+//! Sender-side congestion control behind one trait.
+//!
+//! A controller is a plain struct that reacts to `on_ack`, `on_cnp`, `on_send`
+//! and `on_timer`, reports its pacing `rate()` and optional `window()`, and tells
+//! the NIC when it next wants `on_timer` (`next_timer()`). It never reads a clock:
+//! `now` is passed in. Hooks default to no-ops. The NIC keeps the transport state
+//! (PSNs, bytes in flight, go-back-N) apart from the algorithm's own variables.
+//!
+//! Dispatch on the hot path is static, through the [`Cc`] enum. Each algorithm has
+//! its own file with its `XxxConfig: Default` beside it.
+
+pub mod dcqcn;
+pub mod hpcc;
+pub mod none;
+
+use crate::packet::IntHop;
+use crate::units::{Delta, Rate, SimTime};
+use serde::{Deserialize, Serialize};
+
+/// What an ACK (or NACK) tells the sender.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo<'a> {
+    pub now: SimTime,
+    /// Cumulative bytes the receiver has (next byte it expects).
+    pub seq: u64,
+    /// Sender's next byte to send, after this ACK was processed.
+    pub snd_nxt: u64,
+    /// Bytes newly acknowledged by this ACK.
+    pub newly_acked: u64,
+    pub is_nack: bool,
+    /// The ACK carries a congestion notification flag (ns-3 style CNP-in-ACK).
+    pub ecn_echo: bool,
+    /// INT records copied from the data packet (HPCC).
+    pub int: &'a [IntHop],
+    /// When the acknowledged data packet left the sender NIC (for RTT samples).
+    pub data_sent_at: SimTime,
+    /// Receiver-assigned window (RCC), if any.
+    pub rx_window: Option<u64>,
+}
+
+impl AckInfo<'_> {
+    /// Round-trip time sample: from the data packet's departure to this ACK.
+    pub fn rtt(&self) -> Delta {
+        self.now.since(self.data_sent_at)
+    }
+}
+
+/// Facts about a flow's path that controllers need at creation.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowCtx {
+    pub now: SimTime,
+    /// The sender NIC's line rate.
+    pub line_rate: Rate,
+    /// The control interval T: slightly above the topology's largest base RTT
+    /// unless configured (HPCC §5.1).
+    pub base_rtt: Delta,
+    /// This flow's own base RTT (propagation + serialization, idle network).
+    pub pair_rtt: Delta,
+    /// Payload bytes per full packet.
+    pub mtu: u32,
+    /// Wire bytes of a full data packet.
+    pub mtu_wire: u32,
+}
+
+/// The sender-side congestion-control interface. Hooks default to no-ops.
+pub trait CongestionControl {
+    fn on_ack(&mut self, _ack: &AckInfo<'_>) {}
+    fn on_cnp(&mut self, _now: SimTime) {}
+    /// A data packet of `wire_bytes` was just put on the wire.
+    fn on_send(&mut self, _now: SimTime, _wire_bytes: u64) {}
+    fn on_timer(&mut self, _now: SimTime) {}
+    /// When the controller next needs `on_timer`, if ever.
+    fn next_timer(&self) -> Option<SimTime> {
+        None
+    }
+    /// Current pacing rate.
+    fn rate(&self) -> Rate;
+    /// Current window in bytes of payload in flight; `None` = no window.
+    fn window(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// The configured algorithm, shared by all flows of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcKind {
+    None,
+    Dcqcn(dcqcn::DcqcnConfig),
+    Hpcc(hpcc::HpccConfig),
+}
+
+impl CcKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcKind::None => "none",
+            CcKind::Dcqcn(_) => "dcqcn",
+            CcKind::Hpcc(_) => "hpcc",
+        }
+    }
+    /// Whether switches must stamp INT records for this algorithm.
+    pub fn needs_int(&self) -> bool {
+        matches!(self, CcKind::Hpcc(_))
+    }
+    /// Whether the algorithm reacts to ECN marks (so switches should mark by default).
+    pub fn uses_ecn(&self) -> bool {
+        matches!(self, CcKind::Dcqcn(_))
+    }
+    /// Creates the controller for one new flow.
+    pub fn new_flow(&self, ctx: &FlowCtx) -> Cc {
+        match self {
+            CcKind::None => Cc::None(none::NoCc::new(ctx)),
+            CcKind::Dcqcn(c) => Cc::Dcqcn(dcqcn::Dcqcn::new(c.clone(), ctx)),
+            CcKind::Hpcc(c) => Cc::Hpcc(hpcc::Hpcc::new(c.clone(), ctx)),
+        }
+    }
+}
+
+/// The names `cc.algorithm` accepts.
+pub const ALGORITHMS: &[&str] = &["none", "dcqcn", "hpcc"];
+
+/// Per-flow controller state; static dispatch over the algorithms.
+#[derive(Clone, Debug)]
+pub enum Cc {
+    None(none::NoCc),
+    Dcqcn(dcqcn::Dcqcn),
+    Hpcc(hpcc::Hpcc),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::None($c) => $e,
+            Cc::Dcqcn($c) => $e,
+            Cc::Hpcc($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, ack: &AckInfo<'_>) {
+        dispatch!(self, c => c.on_ack(ack))
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_cnp(now))
+    }
+    #[inline]
+    fn on_send(&mut self, now: SimTime, wire_bytes: u64) {
+        dispatch!(self, c => c.on_send(now, wire_bytes))
+    }
+    #[inline]
+    fn on_timer(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_timer(now))
+    }
+    #[inline]
+    fn next_timer(&self) -> Option<SimTime> {
+        dispatch!(self, c => c.next_timer())
+    }
+    #[inline]
+    fn rate(&self) -> Rate {
+        dispatch!(self, c => c.rate())
+    }
+    #[inline]
+    fn window(&self) -> Option<u64> {
+        dispatch!(self, c => c.window())
+    }
+}
+
+/// `cc` section of a scenario: the algorithm's name plus optional per-algorithm
+/// parameter tables (only the chosen one is used).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcSection {
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+    #[serde(default)]
+    pub dcqcn: dcqcn::DcqcnConfig,
+    #[serde(default)]
+    pub hpcc: hpcc::HpccConfig,
+}
+
+fn default_algorithm() -> String {
+    "none".into()
+}
+
+impl CcSection {
+    /// Resolves the algorithm name; the error names what would be valid.
+    pub fn resolve(&self) -> Result<CcKind, (String, String)> {
+        match self.algorithm.as_str() {
+            "none" => Ok(CcKind::None),
+            "dcqcn" => {
+                self.dcqcn
+                    .validate()
+                    .map_err(|e| (format!("cc.dcqcn.{}", e.0), e.1))?;
+                Ok(CcKind::Dcqcn(self.dcqcn.clone()))
+            }
+            "hpcc" => {
+                self.hpcc
+                    .validate()
+                    .map_err(|e| (format!("cc.hpcc.{}", e.0), e.1))?;
+                Ok(CcKind::Hpcc(self.hpcc.clone()))
+            }
+            other => Err((
+                "cc.algorithm".into(),
+                format!(
+                    "unknown algorithm \"{other}\" (valid: {})",
+                    ALGORITHMS.join(", ")
+                ),
+            )),
+        }
+    }
+}

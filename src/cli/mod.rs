@@ -1,0 +1,69 @@
+//! The `rocesim` command line.
+
+mod bench;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rocesim",
+    version,
+    about = "Packet-level simulator of lossless RDMA (RoCEv2) datacenter networks"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a scenario and write fct.csv, pfc.csv, queue.csv and summary.json.
+    Run(RunArgs),
+    /// Check a scenario (files, fields, topology, flows) without running it.
+    Validate(ScenarioArgs),
+    /// Measure simulator speed (packet transmissions and events per second).
+    Bench(bench::BenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ScenarioArgs {
+    /// Scenario file (TOML). Omit to use the built-in quick-start scenario.
+    pub scenario: Option<PathBuf>,
+    /// Override a scenario key, e.g. --set cc.algorithm=dcqcn (repeatable).
+    #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// Output directory (default: runs/<scenario name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Random seed (overrides the scenario's `seed`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// No progress bar and no table.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Parses arguments, runs the command, and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Command::Run(a) => run::run(&a),
+        Command::Validate(a) => run::validate(&a),
+        Command::Bench(a) => bench::bench(&a),
+    };
+    match res {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! `rocesim run` and `rocesim validate`.
+
+use super::{RunArgs, ScenarioArgs};
+use crate::error::{Error, InputError};
+use crate::output::RunOutputs;
+use crate::scenario::{self, RunConfig, load};
+use crate::sim::RunOptions;
+use crate::units::SimTime;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+
+/// Loads and resolves the scenario named on the command line (or the built-in one).
+pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
+    let loaded = match &args.scenario {
+        Some(path) => {
+            if !path.exists() {
+                return Err(InputError::in_file(path, "", "no such scenario file").into());
+            }
+            load::load_path(path, &args.set)?
+        }
+        None => {
+            let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+            load::load_str(
+                crate::QUICKSTART,
+                "built-in quickstart",
+                &base,
+                "quickstart",
+                &args.set,
+            )?
+        }
+    };
+    Ok(scenario::resolve(&loaded)?)
+}
+
+pub fn validate(args: &ScenarioArgs) -> Result<(), Error> {
+    let cfg = load(args)?;
+    println!(
+        "{}: ok: {} hosts, {} switches, {} links, {} flows, cc = {}, profile = {:?}",
+        cfg.source,
+        cfg.topo.hosts.len(),
+        cfg.topo.switches.len(),
+        cfg.topo.spec.links.len(),
+        cfg.flows.len(),
+        cfg.cc.name(),
+        cfg.model.profile
+    );
+    Ok(())
+}
+
+pub fn run(args: &RunArgs) -> Result<(), Error> {
+    let cfg = load(&args.scenario)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
+    if out.exists() && !out.is_dir() {
+        return Err(InputError::new(
+            "--out",
+            "",
+            format!("{} exists and is not a directory", out.display()),
+        )
+        .into());
+    }
+    let name = cfg.name.clone();
+    let stop = cfg.stop;
+    let opts = RunOptions {
+        seed: args.seed,
+        keep_samples: false,
+    };
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = match stop {
+            Some(s) => ProgressBar::new(s.as_ns()),
+            None => ProgressBar::new_spinner(),
+        };
+        let template = if stop.is_some() {
+            "{spinner} [{elapsed_precise}] {bar:30} sim {msg}"
+        } else {
+            "{spinner} [{elapsed_precise}] sim {msg}"
+        };
+        bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
+        bar
+    };
+    let mut progress = |now: SimTime, done: usize, total: usize| {
+        bar.set_position(now.as_ns());
+        bar.set_message(format!(
+            "{:.3} ms, flows {done}/{total}",
+            now.as_us_f64() / 1000.0
+        ));
+    };
+    let res = crate::run(cfg, &opts, Some(&out), &mut progress);
+    bar.finish_and_clear();
+    let outputs = res?;
+    if !args.quiet {
+        print_table(&name, &out, &outputs);
+    }
+    Ok(())
+}
+
+fn print_table(name: &str, out: &Path, o: &RunOutputs) {
+    let s = &o.summary;
+    println!("{name}: results in {}", out.display());
+    let rows: Vec<(&str, String)> = vec![
+        (
+            "flows completed",
+            format!("{} / {}", s.flows_completed, s.flows_total),
+        ),
+        (
+            "FCT slowdown p50 / p95 / p99",
+            format!(
+                "{:.3} / {:.3} / {:.3}",
+                s.slowdown_p50, s.slowdown_p95, s.slowdown_p99
+            ),
+        ),
+        (
+            "max queue",
+            format!("{:.1} KB", s.max_queue_bytes as f64 / 1000.0),
+        ),
+        (
+            "PFC pauses / paused time",
+            format!(
+                "{} / {:.1} us",
+                s.pfc_pause_frames,
+                s.pfc_paused_ns / 1000.0
+            ),
+        ),
+        ("drops", s.drops.to_string()),
+        ("simulated time", format!("{:.3} ms", s.sim_seconds * 1e3)),
+        (
+            "events / packets sent",
+            format!("{} / {}", s.events, s.packets_transmitted),
+        ),
+        (
+            "wall time",
+            format!(
+                "{:.2} s ({:.2} M events/s, {:.2} M packets/s)",
+                s.wall_seconds,
+                s.events_per_second / 1e6,
+                s.packets_per_second / 1e6
+            ),
+        ),
+    ];
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (k, v) in rows {
+        println!("  {k:<w$}  {v}");
+    }
+}

@@ -1,0 +1,116 @@
+//! Error types. Bad user input is an [`InputError`]: one line naming the file, the
+//! field or line, and what would be valid. The CLI maps it to exit code 2.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A problem with something the user gave us: a scenario, topology or flow file,
+/// or a command-line flag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// The file (or `--flag`) the problem is in; empty when there is none.
+    pub file: String,
+    /// Where in it: a field path (`topology.rate`) or `line 12`; may be empty.
+    pub location: String,
+    /// What is wrong and what would be valid.
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(
+        file: impl Into<String>,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        InputError {
+            file: file.into(),
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+    pub fn in_file(file: &Path, location: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(file.display().to_string(), location, message)
+    }
+    /// The same error with `file` set when it had none.
+    pub fn with_file(mut self, file: &str) -> Self {
+        if self.file.is_empty() {
+            self.file = file.to_string();
+        }
+        self
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for part in [&self.file, &self.location] {
+            if !part.is_empty() {
+                if !first {
+                    f.write_str(": ")?;
+                }
+                f.write_str(part)?;
+                first = false;
+            }
+        }
+        if !first {
+            f.write_str(": ")?;
+        }
+        // Keep it on one line whatever the message holds.
+        f.write_str(&self.message.replace('\n', " "))
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Every failure the library reports.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input: exit code 2.
+    #[error("{0}")]
+    Input(#[from] InputError),
+    /// An I/O failure on a path we were asked to read or write.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The simulation stopped on a condition it detected (e.g. a PFC deadlock).
+    #[error("{0}")]
+    Sim(String),
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    /// Process exit code for this error: 2 for bad input, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Input(_) => 2,
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => 2,
+            _ => 1,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_errors_print_on_one_line_with_file_and_field() {
+        let e = InputError::new("x.toml", "topology.rate", "must be > 0,\ne.g. \"100Gbps\"");
+        assert_eq!(
+            e.to_string(),
+            "x.toml: topology.rate: must be > 0, e.g. \"100Gbps\""
+        );
+        let e = InputError::new("", "", "bad");
+        assert_eq!(e.to_string(), "bad");
+    }
+}

@@ -1,0 +1,52 @@
+//! rocesim: a fast, faithful packet-level simulator of lossless RDMA (RoCEv2)
+//! datacenter networks.
+//!
+//! Layers, each a module boundary: the deterministic event [`engine`] with integer
+//! picosecond time → [`topology`] of hosts and switches → [`switch`]es (shared-
+//! buffer MMU, PFC, RED/ECN, INT, ECMP) → [`nic`]s (queue pairs, pacing, windows,
+//! ACK/NACK/CNP, go-back-N) → congestion control ([`cc`]) → [`workload`]s →
+//! recorders ([`output`]). [`scenario`] turns a TOML file into a run; [`sim`] runs it.
+
+pub mod cc;
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod nic;
+pub mod output;
+pub mod packet;
+pub mod port;
+pub mod profile;
+pub mod scenario;
+pub mod sim;
+pub mod switch;
+pub mod topology;
+pub mod units;
+pub mod workload;
+
+use error::Error;
+use output::{Recorder, RunOutputs};
+use scenario::RunConfig;
+use sim::{RunOptions, Sim};
+use std::path::Path;
+
+/// The built-in quick-start scenario (also at scenarios/quickstart.toml).
+pub const QUICKSTART: &str = include_str!("../scenarios/quickstart.toml");
+
+/// Runs a resolved scenario, writing outputs to `out_dir` when given.
+pub fn run(
+    cfg: RunConfig,
+    opts: &RunOptions,
+    out_dir: Option<&Path>,
+    progress: &mut dyn FnMut(units::SimTime, usize, usize),
+) -> Result<RunOutputs, Error> {
+    let rec = Recorder::new(out_dir, opts.keep_samples)?;
+    Sim::new(cfg, opts, rec).run(progress)
+}
+
+/// Loads, resolves and runs scenario text (no output files). For tests and tools.
+pub fn run_str(text: &str, overrides: &[String], opts: &RunOptions) -> Result<RunOutputs, Error> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let loaded = scenario::load::load_str(text, "<scenario>", &base, "scenario", overrides)?;
+    let cfg = scenario::resolve(&loaded)?;
+    run(cfg, opts, None, &mut |_, _, _| {})
+}

@@ -1,0 +1,83 @@
+//! Per-flow transport state, kept apart from the congestion-control algorithm's
+//! own variables: the sender's queue pair and the receiver's sequence tracking.
+
+use crate::cc::Cc;
+use crate::units::SimTime;
+
+/// Sender side of a reliable connection (one RDMA WRITE message).
+#[derive(Clone, Debug)]
+pub struct SendQp {
+    pub size: u64,
+    /// Next byte to send.
+    pub snd_nxt: u64,
+    /// Lowest unacknowledged byte.
+    pub snd_una: u64,
+    /// Highest byte ever sent (bytes below it that are sent again are retransmissions).
+    pub high_sent: u64,
+    /// Pacing: earliest time the next packet may start.
+    pub next_avail: SimTime,
+    pub last_tx_start: SimTime,
+    pub last_tx_wire: u32,
+    pub cc: Cc,
+    /// Time of the scheduled timer event, `SimTime::MAX` if none.
+    pub timer_at: SimTime,
+    /// Retransmission deadline, `SimTime::MAX` when nothing is outstanding.
+    pub rto_at: SimTime,
+    pub done: bool,
+    // Counters for the per-flow record.
+    pub retx_bytes: u64,
+    pub timeouts: u32,
+    pub cnps: u32,
+    pub nacks: u32,
+}
+
+impl SendQp {
+    pub fn new(size: u64, cc: Cc, now: SimTime) -> SendQp {
+        SendQp {
+            size,
+            snd_nxt: 0,
+            snd_una: 0,
+            high_sent: 0,
+            next_avail: now,
+            last_tx_start: now,
+            last_tx_wire: 0,
+            cc,
+            timer_at: SimTime::MAX,
+            rto_at: SimTime::MAX,
+            done: false,
+            retx_bytes: 0,
+            timeouts: 0,
+            cnps: 0,
+            nacks: 0,
+        }
+    }
+
+    /// Payload bytes sent and not yet acknowledged.
+    #[inline]
+    pub fn in_flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    #[inline]
+    pub fn has_data(&self) -> bool {
+        !self.done && self.snd_nxt < self.size
+    }
+}
+
+/// Receiver side of a reliable connection.
+#[derive(Clone, Debug, Default)]
+pub struct RecvQp {
+    /// Next byte expected in order.
+    pub expected: u64,
+    /// `expected` value last NACKed, and when.
+    pub nacked_seq: Option<u64>,
+    pub nack_at: SimTime,
+    /// Last CNP sent for this flow.
+    pub last_cnp: Option<SimTime>,
+    /// In-order packets since the last ACK.
+    pub since_ack: u32,
+    /// Payload bytes delivered in order (each byte once).
+    pub delivered: u64,
+    /// Time the last byte was delivered.
+    pub finished_at: Option<SimTime>,
+}

@@ -1,0 +1,116 @@
+//! summary.json: the run's headline numbers.
+
+use super::FctRecord;
+use crate::sim::Stats;
+use crate::units::{Delta, SimTime};
+use serde::Serialize;
+
+/// What the simulator hands over at the end of a run.
+#[derive(Clone, Debug)]
+pub struct SummaryInput {
+    pub flows_total: usize,
+    pub end: SimTime,
+    pub events: u64,
+    pub stats: Stats,
+    pub pfc_paused: Delta,
+    pub max_queue_bytes: u64,
+    pub max_buffer_bytes: u64,
+    pub wall_seconds: f64,
+    pub base_rtt: Delta,
+    pub peak_packets: usize,
+}
+
+/// Nearest-rank percentile (`p` in 0..=100) of sorted values; 0 when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Keys in file order. `wall_seconds` and the per-second rates measure the machine
+/// and differ between runs; every other key is deterministic.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub flows_total: usize,
+    pub flows_completed: usize,
+    pub slowdown_p50: f64,
+    pub slowdown_p95: f64,
+    pub slowdown_p99: f64,
+    pub slowdown_max: f64,
+    pub max_queue_bytes: u64,
+    pub max_buffer_bytes: u64,
+    pub pfc_pause_frames: u64,
+    pub pfc_resume_frames: u64,
+    pub pfc_paused_ns: f64,
+    pub drops: u64,
+    pub drops_buffer: u64,
+    pub drops_link: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub cnps_sent: u64,
+    pub nacks_sent: u64,
+    pub events: u64,
+    pub packets_transmitted: u64,
+    pub data_packets_transmitted: u64,
+    pub control_interval_ns: f64,
+    pub peak_packets_in_flight: usize,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub events_per_second: f64,
+    pub packets_per_second: f64,
+}
+
+impl Summary {
+    pub fn new(i: &SummaryInput, fct: &[FctRecord]) -> Summary {
+        let mut sd: Vec<f64> = fct.iter().map(FctRecord::slowdown).collect();
+        sd.sort_by(f64::total_cmp);
+        let s = &i.stats;
+        let wall = i.wall_seconds.max(1e-9);
+        Summary {
+            flows_total: i.flows_total,
+            flows_completed: fct.len(),
+            slowdown_p50: percentile(&sd, 50.0),
+            slowdown_p95: percentile(&sd, 95.0),
+            slowdown_p99: percentile(&sd, 99.0),
+            slowdown_max: sd.last().copied().unwrap_or(0.0),
+            max_queue_bytes: i.max_queue_bytes,
+            max_buffer_bytes: i.max_buffer_bytes,
+            pfc_pause_frames: s.pfc_pause_frames,
+            pfc_resume_frames: s.pfc_resume_frames,
+            pfc_paused_ns: i.pfc_paused.as_ns_f64(),
+            drops: s.drops_buffer + s.drops_link + s.drops_no_route,
+            drops_buffer: s.drops_buffer,
+            drops_link: s.drops_link,
+            retransmitted_bytes: s.retx_bytes,
+            timeouts: s.timeouts,
+            cnps_sent: s.cnps_sent,
+            nacks_sent: s.nacks_sent,
+            events: i.events,
+            packets_transmitted: s.packets_tx,
+            data_packets_transmitted: s.data_packets_tx,
+            control_interval_ns: i.base_rtt.as_ns_f64(),
+            peak_packets_in_flight: i.peak_packets,
+            sim_seconds: i.end.as_secs_f64(),
+            wall_seconds: i.wall_seconds,
+            events_per_second: i.events as f64 / wall,
+            packets_per_second: s.packets_tx as f64 / wall,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<f64> = (1..=100).map(|x| x as f64).collect();
+        assert_eq!(percentile(&v, 50.0), 50.0);
+        assert_eq!(percentile(&v, 99.0), 99.0);
+        assert_eq!(percentile(&v, 100.0), 100.0);
+        assert_eq!(percentile(&[3.0], 99.0), 3.0);
+        assert_eq!(percentile(&[], 50.0), 0.0);
+    }
+}

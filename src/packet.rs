@@ -1,0 +1,270 @@
+//! Packets and their storage.
+//!
+//! Packets live in a [`PacketPool`] (an arena with a free list) and everything
+//! else refers to them by [`PacketId`]; queues are intrusive FIFO lists threaded
+//! through `Packet::next`. After warm-up the hot path allocates nothing.
+
+use crate::units::{Rate, SimTime};
+
+/// Index of a packet in the pool.
+pub type PacketId = u32;
+pub const NIL: PacketId = u32::MAX;
+
+/// Maximum number of INT hop records a packet carries (HPCC §4.1: 5 hops).
+pub const MAX_INT_HOPS: usize = 5;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// RDMA WRITE payload.
+    Data,
+    /// Cumulative acknowledgement.
+    Ack,
+    /// Negative acknowledgement: the receiver saw a gap and expects `seq`.
+    Nack,
+    /// Congestion notification packet (DCQCN §3.1 NP).
+    Cnp,
+    /// PFC frame (IEEE 802.1Qbb): `pause_quanta > 0` pauses `class`, 0 resumes it.
+    Pfc,
+}
+
+/// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IntHop {
+    /// Time the packet left the port.
+    pub ts: SimTime,
+    /// Bytes the port had transmitted before this packet.
+    pub tx_bytes: u64,
+    /// Bytes the port had received into its queues (for the rxRate variant, HPCC §3.4).
+    pub rx_bytes: u64,
+    /// Bytes queued at the port (all classes) after this packet left.
+    pub qlen: u64,
+    /// The port's line rate.
+    pub rate: Rate,
+}
+
+#[derive(Clone, Debug)]
+pub struct Packet {
+    /// Next packet in whatever queue holds this one.
+    pub next: PacketId,
+    pub kind: PacketKind,
+    /// Priority class (0 = control, served first and never paused).
+    pub class: u8,
+    /// ECN Congestion Experienced.
+    pub ecn_ce: bool,
+    /// ACK/NACK carries a congestion notification (the ns-3 model's CNP flag).
+    pub cnp_flag: bool,
+    /// Last packet of its message.
+    pub last: bool,
+    /// Number of valid entries in `int`.
+    pub n_hops: u8,
+    /// Ingress port at the switch currently holding the packet.
+    pub ingress: u16,
+    /// Bytes of this packet charged to the ingress headroom (MMU bookkeeping).
+    pub hdrm_bytes: u32,
+    pub flow: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub sport: u16,
+    pub dport: u16,
+    /// Data: byte offset of the payload. ACK/NACK: cumulative bytes expected next.
+    pub seq: u64,
+    pub payload: u32,
+    /// Bytes on the wire (headers, INT and payload).
+    pub wire: u32,
+    /// Data: when the sender NIC put it on the wire. ACK: echo of that time.
+    pub sent_at: SimTime,
+    /// Receiver-assigned window in bytes piggybacked on ACKs (RCC); 0 = none.
+    pub window: u64,
+    /// PFC: pause duration in quanta (0 = resume); `u16::MAX` with X-ON/X-OFF style.
+    pub pause_quanta: u16,
+    pub int: [IntHop; MAX_INT_HOPS],
+}
+
+impl Packet {
+    pub fn new(kind: PacketKind) -> Packet {
+        Packet {
+            next: NIL,
+            kind,
+            class: 0,
+            ecn_ce: false,
+            cnp_flag: false,
+            last: false,
+            n_hops: 0,
+            ingress: 0,
+            hdrm_bytes: 0,
+            flow: u32::MAX,
+            src: 0,
+            dst: 0,
+            sport: 0,
+            dport: 0,
+            seq: 0,
+            payload: 0,
+            wire: 0,
+            sent_at: SimTime::ZERO,
+            window: 0,
+            pause_quanta: 0,
+            int: [IntHop::default(); MAX_INT_HOPS],
+        }
+    }
+    pub fn is_control(&self) -> bool {
+        !matches!(self.kind, PacketKind::Data)
+    }
+    pub fn hops(&self) -> &[IntHop] {
+        &self.int[..self.n_hops as usize]
+    }
+}
+
+/// Arena of packets with a free list.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+    live: usize,
+    peak: usize,
+}
+
+impl PacketPool {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+    /// Packets currently allocated.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    /// Most packets ever allocated at once.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+}
+
+/// Intrusive FIFO of packets with byte and packet counts.
+#[derive(Clone, Copy, Debug)]
+pub struct PktQueue {
+    head: PacketId,
+    tail: PacketId,
+    pub bytes: u64,
+    pub len: u32,
+}
+
+impl Default for PktQueue {
+    fn default() -> Self {
+        PktQueue {
+            head: NIL,
+            tail: NIL,
+            bytes: 0,
+            len: 0,
+        }
+    }
+}
+
+impl PktQueue {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == NIL
+    }
+    #[inline]
+    pub fn push(&mut self, pool: &mut PacketPool, id: PacketId) {
+        let p = pool.get_mut(id);
+        p.next = NIL;
+        self.bytes += p.wire as u64;
+        self.len += 1;
+        if self.tail == NIL {
+            self.head = id;
+        } else {
+            pool.get_mut(self.tail).next = id;
+        }
+        self.tail = id;
+    }
+    #[inline]
+    pub fn pop(&mut self, pool: &mut PacketPool) -> Option<PacketId> {
+        if self.head == NIL {
+            return None;
+        }
+        let id = self.head;
+        let p = pool.get_mut(id);
+        self.head = p.next;
+        p.next = NIL;
+        self.bytes -= p.wire as u64;
+        self.len -= 1;
+        if self.head == NIL {
+            self.tail = NIL;
+        }
+        Some(id)
+    }
+    pub fn front(&self) -> Option<PacketId> {
+        (self.head != NIL).then_some(self.head)
+    }
+    /// Iterates the queued packet ids from head to tail.
+    pub fn iter<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketId> + 'a {
+        let mut cur = self.head;
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                return None;
+            }
+            let id = cur;
+            cur = pool.get(id).next;
+            Some(id)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queues_are_fifo_and_count_bytes() {
+        let mut pool = PacketPool::new();
+        let mut q = PktQueue::default();
+        for w in [100, 200, 300] {
+            let mut p = Packet::new(PacketKind::Data);
+            p.wire = w;
+            let id = pool.alloc(p);
+            q.push(&mut pool, id);
+        }
+        assert_eq!((q.len, q.bytes), (3, 600));
+        let mut order = Vec::new();
+        while let Some(id) = q.pop(&mut pool) {
+            order.push(pool.get(id).wire);
+        }
+        assert_eq!(order, [100, 200, 300]);
+        assert!(q.is_empty());
+        assert_eq!(q.bytes, 0);
+    }
+
+    #[test]
+    fn freed_slots_are_reused() {
+        let mut pool = PacketPool::new();
+        let a = pool.alloc(Packet::new(PacketKind::Ack));
+        pool.free(a);
+        let b = pool.alloc(Packet::new(PacketKind::Data));
+        assert_eq!(a, b);
+        assert_eq!(pool.live(), 1);
+        assert_eq!(pool.peak(), 1);
+    }
+}

@@ -1,0 +1,159 @@
+//! The transmit side of a port: one direction of a link.
+//!
+//! A port serializes one packet at a time at its line rate; the packet reaches
+//! the peer one serialization time plus the propagation delay after it started
+//! (store-and-forward, zero processing delay). PFC from the peer pauses classes
+//! here; a paused class stops after the packet in flight. Switch ports and NIC
+//! ports share this state.
+
+use crate::profile::Serialization;
+use crate::topology::{NodeId, PortInfo};
+use crate::units::{Delta, Rate, SimTime};
+use rand::Rng;
+
+/// Number of priority classes per port (IEEE 802.1Qbb).
+pub const CLASSES: usize = 8;
+
+#[derive(Clone, Debug)]
+pub struct Egress {
+    pub peer: NodeId,
+    pub peer_port: u16,
+    pub rate: Rate,
+    pub delay: Delta,
+    pub loss: f64,
+    serialization: Serialization,
+    /// Picoseconds per byte when that is a whole number (fast path).
+    ps_per_byte: Option<u64>,
+    /// End of the current transmission.
+    pub busy_until: SimTime,
+    /// Time of the earliest scheduled `TxDone` event, `SimTime::MAX` if none.
+    pub next_event: SimTime,
+    /// Classes paused by the peer's PFC, as a bit mask.
+    pub paused: u8,
+    /// When each class was paused (for paused-time totals).
+    pub paused_since: [SimTime; CLASSES],
+    /// When a timed pause of each class expires (`SimTime::MAX` = X-OFF until X-ON).
+    pub pause_expiry: [SimTime; CLASSES],
+    /// Total time each class spent paused.
+    pub paused_total: [Delta; CLASSES],
+    /// Bytes put on the wire, all kinds of packets.
+    pub tx_bytes: u64,
+    /// Bytes of data packets put on the wire.
+    pub tx_data_bytes: u64,
+}
+
+impl Egress {
+    pub fn new(info: &PortInfo, serialization: Serialization) -> Egress {
+        let bps = info.rate.bps();
+        let ps_per_byte = match serialization {
+            Serialization::Exact if (8 * crate::units::PS_PER_S) % bps == 0 => {
+                Some(8 * crate::units::PS_PER_S / bps)
+            }
+            _ => None,
+        };
+        Egress {
+            peer: info.peer,
+            peer_port: info.peer_port,
+            rate: info.rate,
+            delay: info.delay,
+            loss: info.loss,
+            serialization,
+            ps_per_byte,
+            busy_until: SimTime::ZERO,
+            next_event: SimTime::MAX,
+            paused: 0,
+            paused_since: [SimTime::ZERO; CLASSES],
+            pause_expiry: [SimTime::MAX; CLASSES],
+            paused_total: [Delta::ZERO; CLASSES],
+            tx_bytes: 0,
+            tx_data_bytes: 0,
+        }
+    }
+
+    /// Serialization time of `bytes` on this port.
+    #[inline]
+    pub fn tx_time(&self, bytes: u32) -> Delta {
+        match self.ps_per_byte {
+            Some(k) => Delta(k * bytes as u64),
+            None => self.serialization.tx_time(self.rate, bytes as u64),
+        }
+    }
+
+    #[inline]
+    pub fn is_paused(&self, class: u8) -> bool {
+        self.paused & (1 << class) != 0
+    }
+
+    /// Applies a PAUSE (`expiry` = when it lapses) to `class`. Returns true if the
+    /// class was running.
+    pub fn pause(&mut self, class: u8, now: SimTime, expiry: SimTime) -> bool {
+        let c = class as usize;
+        self.pause_expiry[c] = expiry;
+        if self.is_paused(class) {
+            return false;
+        }
+        self.paused |= 1 << class;
+        self.paused_since[c] = now;
+        true
+    }
+
+    /// Lifts the pause of `class`. Returns true if it was paused.
+    pub fn resume(&mut self, class: u8, now: SimTime) -> bool {
+        let c = class as usize;
+        if !self.is_paused(class) {
+            return false;
+        }
+        self.paused &= !(1 << class);
+        self.paused_total[c] += now.since(self.paused_since[c]);
+        self.pause_expiry[c] = SimTime::MAX;
+        true
+    }
+
+    /// Starts serializing `wire` bytes at `now`. Returns when the packet reaches the
+    /// peer, or `None` if the link loses it (only packets with `may_lose`).
+    #[inline]
+    pub fn transmit(
+        &mut self,
+        now: SimTime,
+        wire: u32,
+        is_data: bool,
+        may_lose: bool,
+        rng: &mut impl Rng,
+    ) -> Option<SimTime> {
+        let end = now + self.tx_time(wire);
+        self.busy_until = end;
+        self.tx_bytes += wire as u64;
+        if is_data {
+            self.tx_data_bytes += wire as u64;
+        }
+        if may_lose && self.loss > 0.0 && rng.random::<f64>() < self.loss {
+            return None;
+        }
+        Some(end + self.delay)
+    }
+
+    /// Claims a `TxDone` at `at` unless one is already due by then. Returns true
+    /// when the caller must schedule it.
+    #[inline]
+    pub fn claim_event(&mut self, at: SimTime) -> bool {
+        if self.next_event <= at {
+            return false;
+        }
+        self.next_event = at;
+        true
+    }
+
+    /// Total paused time of all classes, counting pauses still in force at `now`.
+    pub fn paused_time(&self, now: SimTime) -> Delta {
+        (0..CLASSES)
+            .map(|c| {
+                let open = if self.is_paused(c as u8) {
+                    now.since(self.paused_since[c])
+                } else {
+                    Delta::ZERO
+                };
+                self.paused_total[c] + open
+            })
+            .fold(Delta::ZERO, |a, b| a + b)
+    }
+}

@@ -1,0 +1,239 @@
+//! Reading scenario files and `--set key.path=value` overrides.
+//!
+//! Errors are one line: the file, the line (when the text has one) and the field
+//! path, then what is wrong and what would be valid.
+
+use super::ScenarioFile;
+use crate::error::InputError;
+use std::path::{Path, PathBuf};
+
+/// A parsed scenario with where it came from.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub file: ScenarioFile,
+    /// How to name the source in messages (the path, or "built-in quickstart").
+    pub source: String,
+    /// Directory that relative paths in the scenario are resolved against.
+    pub base_dir: PathBuf,
+    /// The effective scenario as TOML (overrides applied).
+    pub text: String,
+    /// File stem, the default experiment name.
+    pub stem: String,
+}
+
+/// Reads and parses a scenario file, applying `overrides` (`key.path=value`).
+pub fn load_path(path: &Path, overrides: &[String]) -> Result<Loaded, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::in_file(path, "", format!("cannot read scenario: {e}")))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    load_str(&text, &path.display().to_string(), &base, &stem, overrides)
+}
+
+/// Parses scenario text. `source` names it in error messages.
+pub fn load_str(
+    text: &str,
+    source: &str,
+    base_dir: &Path,
+    stem: &str,
+    overrides: &[String],
+) -> Result<Loaded, InputError> {
+    let effective = if overrides.is_empty() {
+        text.to_string()
+    } else {
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| toml_error(source, text, &e))?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        toml::to_string(&table)
+            .map_err(|e| InputError::new(source, "", format!("cannot apply overrides: {e}")))?
+    };
+    let de = toml::Deserializer::new(&effective);
+    let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let label = if overrides.is_empty() {
+            source.to_string()
+        } else {
+            format!("{source} (with --set overrides)")
+        };
+        let mut err = toml_error(&label, &effective, e.inner());
+        if !overrides.is_empty() {
+            // Line numbers of the re-serialized text would mislead; the path names the field.
+            err.location.clear();
+        }
+        err.with_path(&path)
+    })?;
+    Ok(Loaded {
+        file,
+        source: source.to_string(),
+        base_dir: base_dir.to_path_buf(),
+        text: effective,
+        stem: stem.to_string(),
+    })
+}
+
+trait WithPath {
+    fn with_path(self, path: &str) -> Self;
+}
+
+impl WithPath for InputError {
+    /// Adds the field path to the location when serde knows it.
+    fn with_path(mut self, path: &str) -> Self {
+        if !path.is_empty() && path != "." && !self.location.contains(path) {
+            self.location = if self.location.is_empty() {
+                path.to_string()
+            } else {
+                format!("{}: {path}", self.location)
+            };
+        }
+        self
+    }
+}
+
+fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
+    let location = match e.span() {
+        Some(span) => format!(
+            "line {}",
+            text[..span.start.min(text.len())].matches('\n').count() + 1
+        ),
+        None => String::new(),
+    };
+    InputError::new(source, location, e.message().trim().to_string())
+}
+
+/// Applies one `key.path=value` override. The value is read as TOML (a number,
+/// boolean, string in quotes, array...) and as a plain string otherwise.
+pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputError> {
+    let flag = format!("--set {spec}");
+    let Some((key, raw)) = spec.split_once('=') else {
+        return Err(InputError::new(
+            flag,
+            "",
+            "expected key.path=value, e.g. --set cc.hpcc.eta=0.9",
+        ));
+    };
+    let key = key.trim();
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(InputError::new(
+            flag,
+            "",
+            format!("\"{key}\" is not a key path like topology.rate"),
+        ));
+    }
+    let value = parse_value(raw.trim());
+    let (last, parents) = parts.split_last().expect("non-empty key path");
+    let mut cur = table;
+    for (i, p) in parents.iter().enumerate() {
+        let entry = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match entry {
+            toml::Value::Table(t) => t,
+            _ => {
+                return Err(InputError::new(
+                    flag,
+                    "",
+                    format!(
+                        "{} is not a table, so it has no key {}",
+                        parts[..=i].join("."),
+                        parts[i + 1]
+                    ),
+                ));
+            }
+        };
+    }
+    cur.insert(last.to_string(), value);
+    Ok(())
+}
+
+fn parse_value(raw: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+[topology]
+kind = "star"
+hosts = 3
+rate = "100Gbps"
+delay = "1us"
+"#;
+
+    #[test]
+    fn unknown_fields_are_rejected_with_line_and_valid_names() {
+        let text = format!("{MINIMAL}\n[nic]\nmtuu = 1000\n");
+        let e = load_str(&text, "x.toml", Path::new("."), "x", &[]).unwrap_err();
+        let s = e.to_string();
+        assert!(s.starts_with("x.toml: line 9"), "{s}");
+        assert!(s.contains("mtuu") && s.contains("mtu"), "{s}");
+        assert!(!s.contains('\n'));
+    }
+
+    #[test]
+    fn bad_units_name_the_field() {
+        let text = MINIMAL.replace("\"1us\"", "\"1 fortnight\"");
+        let e = load_str(&text, "x.toml", Path::new("."), "x", &[]).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("line 6") && s.contains("unknown time unit"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn overrides_set_nested_keys_and_parse_values_as_toml() {
+        let l = load_str(
+            MINIMAL,
+            "x.toml",
+            Path::new("."),
+            "x",
+            &[
+                "cc.algorithm=hpcc".into(),
+                "cc.hpcc.eta=0.9".into(),
+                "seed=7".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(l.file.cc.algorithm, "hpcc");
+        assert_eq!(l.file.cc.hpcc.eta, 0.9);
+        assert_eq!(l.file.seed, 7);
+    }
+
+    #[test]
+    fn bad_overrides_name_the_flag() {
+        let e = load_str(MINIMAL, "x.toml", Path::new("."), "x", &["seed".into()]).unwrap_err();
+        assert!(e.to_string().starts_with("--set seed"), "{e}");
+        let e = load_str(
+            MINIMAL,
+            "x.toml",
+            Path::new("."),
+            "x",
+            &["topology.kind.x=1".into()],
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("topology.kind is not a table"),
+            "{e}"
+        );
+        let e = load_str(
+            MINIMAL,
+            "x.toml",
+            Path::new("."),
+            "x",
+            &["cc.hpcc.eta=fast".into()],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cc.hpcc.eta"), "{e}");
+    }
+}

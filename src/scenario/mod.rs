@@ -1,0 +1,311 @@
+//! Scenario files: one TOML file describes an experiment.
+//!
+//! The structs here mirror the file (serde, `deny_unknown_fields`, human units);
+//! [`resolve`] validates them into a [`RunConfig`] with runtime types and every
+//! default filled in. docs/scenario.md is the reference for every key.
+
+pub mod load;
+pub mod resolve;
+
+use crate::cc::CcSection;
+use crate::profile::{EcmpHash, EcnPoint, IdealFct, Profile, Serialization};
+use crate::units::{Bytes, Delta, Rate};
+use serde::{Deserialize, Serialize};
+
+pub use resolve::{RunConfig, resolve};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Name of the experiment; defaults to the file name.
+    pub name: Option<String>,
+    pub description: Option<String>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub profile: Profile,
+    /// Simulated-time limit; omitted = run until every flow completes.
+    pub stop: Option<Delta>,
+    pub topology: TopologySection,
+    #[serde(default)]
+    pub switch: SwitchSection,
+    #[serde(default)]
+    pub nic: NicSection,
+    #[serde(default)]
+    pub packet: PacketSection,
+    #[serde(default)]
+    pub model: ModelSection,
+    #[serde(default)]
+    pub cc: CcSection,
+    #[serde(default)]
+    pub workload: WorkloadSection,
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// The network. `kind` picks a generator or a file; each kind uses some of the
+/// other fields (docs/scenario.md lists them) and rejects the rest. Node ids:
+/// hosts first, then switches, for the generators; as in the file for `ns3`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySection {
+    pub kind: TopologyKind,
+    /// star: number of hosts around the switch.
+    pub hosts: Option<u32>,
+    /// star: rate of every link.
+    pub rate: Option<Rate>,
+    /// One-way propagation delay of every link.
+    pub delay: Option<Delta>,
+    /// Per-link loss probability in [0, 1).
+    pub loss: Option<f64>,
+    /// dumbbell: hosts on each side.
+    pub left: Option<u32>,
+    pub right: Option<u32>,
+    /// dumbbell: host links and the middle link.
+    pub host_rate: Option<Rate>,
+    pub bottleneck_rate: Option<Rate>,
+    /// ns3: a topology file in the HPCC ns-3 format, relative to the scenario file.
+    pub file: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    #[default]
+    Star,
+    Dumbbell,
+    Ns3,
+}
+
+impl TopologySection {
+    /// (field name, given?) for every optional field.
+    pub fn given(&self) -> Vec<(&'static str, bool)> {
+        vec![
+            ("hosts", self.hosts.is_some()),
+            ("rate", self.rate.is_some()),
+            ("delay", self.delay.is_some()),
+            ("loss", self.loss.is_some()),
+            ("left", self.left.is_some()),
+            ("right", self.right.is_some()),
+            ("host_rate", self.host_rate.is_some()),
+            ("bottleneck_rate", self.bottleneck_rate.is_some()),
+            ("file", self.file.is_some()),
+        ]
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSection {
+    /// Total buffer per switch. Default 32 MB (HPCC §5.1).
+    pub buffer: Option<Bytes>,
+    #[serde(default)]
+    pub pfc: PfcSection,
+    #[serde(default)]
+    pub ecn: EcnSection,
+    /// Stamp INT records; default: when the congestion control needs them.
+    pub int: Option<bool>,
+    /// Without PFC: an egress queue may hold `egress_alpha x` the free buffer.
+    pub egress_alpha: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcSection {
+    /// PFC on (lossless). Default true.
+    pub enabled: Option<bool>,
+    /// "dynamic" (alpha x free shared buffer) or "static".
+    pub threshold: Option<ThresholdKind>,
+    /// Dynamic-threshold alpha. Default 1/8 (HPCC §5.1: ~11 % of free buffer).
+    pub alpha: Option<f64>,
+    /// Static threshold per (ingress port, class).
+    pub static_threshold: Option<Bytes>,
+    /// Headroom per port; default 2 x link BDP (propagation) + 3 MTU-sized frames.
+    pub headroom: Option<Bytes>,
+    /// Reserve per (ingress port, class). Default 0.
+    pub reserve: Option<Bytes>,
+    /// XON when this far below the threshold. Default 2 MTU-sized frames (DCQCN §4).
+    pub resume_offset: Option<Bytes>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThresholdKind {
+    Dynamic,
+    Static,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSection {
+    /// Mark at all; default: when the congestion control reacts to ECN.
+    pub enabled: Option<bool>,
+    pub kmin: Option<Bytes>,
+    pub kmax: Option<Bytes>,
+    pub pmax: Option<f64>,
+    /// Scale kmin/kmax by (port rate / this rate), as HPCC §5.1 does (25 Gbps for
+    /// DCQCN, 10 Gbps for DCTCP).
+    pub scale_from: Option<Rate>,
+    /// Exact per-rate settings, like the ns-3 KMIN_MAP/KMAX_MAP/PMAX_MAP.
+    #[serde(default)]
+    pub per_rate: Vec<EcnRate>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnRate {
+    pub rate: Rate,
+    pub kmin: Bytes,
+    pub kmax: Bytes,
+    pub pmax: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicSection {
+    /// Payload bytes per packet. Default 1000.
+    pub mtu: Option<u32>,
+    /// ACK every this many in-order packets (and always the last one). Default 1.
+    pub ack_interval: Option<u32>,
+    /// "control" (class 0: served first, never paused) or "data" (the flow's class).
+    pub ack_class: Option<AckClass>,
+    /// "packet" (a CNP at most once per `cnp_interval` per flow) or "ack-flag".
+    pub cnp: Option<CnpKind>,
+    /// DCQCN §3.1 NP: 50 us.
+    pub cnp_interval: Option<Delta>,
+    /// Minimum time between NACKs for the same expected sequence. Default 500 us.
+    pub nack_interval: Option<Delta>,
+    /// Retransmission timeout (go back to the first unacknowledged byte);
+    /// "0s" disables it. Default 1 ms.
+    pub rto: Option<Delta>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckClass {
+    Control,
+    Data,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CnpKind {
+    Packet,
+    AckFlag,
+}
+
+/// Wire sizes in bytes; defaults come from the profile.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketSection {
+    pub data_header: Option<u32>,
+    /// "fixed" (`int_bytes` on every data packet) or "per-hop".
+    pub int_mode: Option<IntMode>,
+    /// Fixed INT area. Default 42 (HPCC §5.1).
+    pub int_bytes: Option<u32>,
+    /// Per-hop mode: bytes the sender adds and each switch adds. Default 2 and 8.
+    pub int_base: Option<u32>,
+    pub int_per_hop: Option<u32>,
+    pub ack: Option<u32>,
+    pub ack_min: Option<u32>,
+    pub cnp: Option<u32>,
+    pub pfc: Option<u32>,
+    pub serialization: Option<Serialization>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntMode {
+    Fixed,
+    PerHop,
+}
+
+/// Other modelling choices; defaults come from the profile.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    pub ecn_point: Option<EcnPoint>,
+    pub ack_duplicates: Option<bool>,
+    pub ideal_fct: Option<IdealFct>,
+    pub ecmp_hash: Option<EcmpHash>,
+    pub repace_on_rate_change: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSection {
+    #[serde(default)]
+    pub flows: Vec<FlowEntry>,
+    #[serde(default)]
+    pub incast: Vec<IncastEntry>,
+    /// Flow files in the HPCC ns-3 format (paths relative to the scenario file).
+    #[serde(default)]
+    pub ns3_flow_files: Vec<String>,
+    /// Shift ns-3 flow-file start times by this much (they usually start at 2 s).
+    pub ns3_time_offset: Option<Delta>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowEntry {
+    pub src: u32,
+    pub dst: u32,
+    pub size: Bytes,
+    #[serde(default)]
+    pub start: Delta,
+    #[serde(default = "default_class")]
+    pub class: u8,
+    #[serde(default = "default_dport")]
+    pub dport: u16,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastEntry {
+    /// Sender host ids; or omit and give `fan_in` to take the first hosts that are
+    /// not the receiver.
+    #[serde(default)]
+    pub senders: Vec<u32>,
+    pub fan_in: Option<u32>,
+    pub receiver: u32,
+    pub size: Bytes,
+    #[serde(default)]
+    pub start: Delta,
+    #[serde(default = "default_class")]
+    pub class: u8,
+}
+
+fn default_class() -> u8 {
+    3
+}
+fn default_dport() -> u16 {
+    100
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// Queue sampling interval for queue.csv. Default 1 us; "0s" turns sampling off.
+    pub queue_interval: Option<Delta>,
+    /// Which egress ports to sample: "switches" (every switch port, the default),
+    /// "none", or a list of `{ node = N, port = P }`.
+    pub queue_ports: Option<QueuePorts>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum QueuePorts {
+    Named(String),
+    List(Vec<PortRef>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortRef {
+    pub node: u32,
+    pub port: u16,
+}

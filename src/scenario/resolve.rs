@@ -1,0 +1,576 @@
+//! Validation of a parsed scenario into a [`RunConfig`]: runtime types, profile
+//! defaults filled in, every impossible value rejected with the field's path.
+
+use super::load::Loaded;
+use super::*;
+use crate::cc::CcKind;
+use crate::error::InputError;
+use crate::profile::{CnpMode, IntBytes, ModelConfig};
+use crate::switch::ecn::Red;
+use crate::switch::mmu::PfcThreshold;
+use crate::topology::{NodeId, NodeKind, Topology, TopologySpec, builders, ns3};
+use crate::units::SimTime;
+use crate::workload::{FlowSpec, incast::incast};
+use std::path::{Path, PathBuf};
+
+/// PFC and buffer settings (per-port values are derived when switches are built).
+#[derive(Clone, Debug)]
+pub struct PfcPlan {
+    pub buffer: u64,
+    pub enabled: bool,
+    pub threshold: PfcThreshold,
+    pub alpha: f64,
+    /// `None` = derived per port: 2 x rate x delay + 3 full frames.
+    pub headroom: Option<u64>,
+    pub reserve: u64,
+    pub resume_offset: u64,
+    pub egress_alpha: f64,
+}
+
+/// ECN marking plan: RED parameters as a function of port rate.
+#[derive(Clone, Debug)]
+pub struct EcnPlan {
+    pub enabled: bool,
+    pub base: Red,
+    pub scale_from: Option<Rate>,
+    pub per_rate: Vec<(Rate, Red)>,
+}
+
+impl EcnPlan {
+    /// RED parameters for a port of `rate`, or `None` when marking is off.
+    pub fn red_for(&self, rate: Rate) -> Option<Red> {
+        if !self.enabled {
+            return None;
+        }
+        if let Some((_, r)) = self.per_rate.iter().find(|(k, _)| *k == rate) {
+            return Some(*r);
+        }
+        let mut r = self.base;
+        if let Some(from) = self.scale_from {
+            let k = rate.bps_f64() / from.bps_f64();
+            r.kmin = (r.kmin as f64 * k).round() as u64;
+            r.kmax = (r.kmax as f64 * k).round() as u64;
+        }
+        Some(r)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct NicPlan {
+    pub mtu: u32,
+    pub ack_interval: u32,
+    pub ack_in_control_class: bool,
+    pub nack_interval: Delta,
+    pub rto: Option<Delta>,
+}
+
+#[derive(Clone, Debug)]
+pub struct OutputPlan {
+    pub queue_interval: Option<Delta>,
+    /// Ports to sample; `None` = every switch egress port.
+    pub queue_ports: Option<Vec<(NodeId, u16)>>,
+}
+
+/// Everything a run needs, validated.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub name: String,
+    pub source: String,
+    pub seed: u64,
+    pub stop: Option<SimTime>,
+    pub topo: Topology,
+    pub model: ModelConfig,
+    pub pfc: PfcPlan,
+    pub ecn: EcnPlan,
+    pub int_on: bool,
+    pub nic: NicPlan,
+    pub cc: CcKind,
+    /// Flows sorted by start time (stable).
+    pub flows: Vec<FlowSpec>,
+    pub output: OutputPlan,
+    /// The effective scenario text (for reports).
+    pub scenario_text: String,
+}
+
+impl RunConfig {
+    /// Wire bytes of a full data packet leaving the sender.
+    pub fn mtu_wire(&self) -> u32 {
+        self.model.sizes.data_wire(self.nic.mtu, self.int_on)
+    }
+}
+
+struct Ctx<'a> {
+    source: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> InputError {
+        InputError::new(self.source, field, msg)
+    }
+}
+
+/// Validates `loaded` into a [`RunConfig`].
+pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
+    let f = &loaded.file;
+    let cx = Ctx {
+        source: &loaded.source,
+    };
+    let topo = build_topology(&f.topology, &loaded.base_dir, &cx)?;
+    let cc = f.cc.resolve().map_err(|(field, msg)| cx.err(field, msg))?;
+    let model = resolve_model(f, &cx)?;
+    let int_on = f.switch.int.unwrap_or_else(|| cc.needs_int());
+
+    let nic = resolve_nic(&f.nic, &cx)?;
+    let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
+    let pfc = resolve_pfc(&f.switch, mtu_wire, &cx)?;
+    let ecn = resolve_ecn(&f.switch.ecn, &cc, &cx)?;
+    let flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, &cx)?;
+    let output = resolve_output(&f.output, &topo, &cx)?;
+    if let Some(stop) = f.stop
+        && stop.is_zero()
+    {
+        return Err(cx.err(
+            "stop",
+            "must be > 0, e.g. \"10ms\" (or omit it to run until all flows finish)",
+        ));
+    }
+    Ok(RunConfig {
+        name: f.name.clone().unwrap_or_else(|| loaded.stem.clone()),
+        source: loaded.source.clone(),
+        seed: f.seed,
+        stop: f.stop.map(|d| SimTime(d.ps())),
+        topo,
+        model,
+        pfc,
+        ecn,
+        int_on,
+        nic,
+        cc,
+        flows,
+        output,
+        scenario_text: loaded.text.clone(),
+    })
+}
+
+fn build_topology(t: &TopologySection, base: &Path, cx: &Ctx) -> Result<Topology, InputError> {
+    let (required, optional): (&[&str], &[&str]) = match t.kind {
+        TopologyKind::Star => (&["hosts", "rate", "delay"], &["loss"]),
+        TopologyKind::Dumbbell => (
+            &["left", "right", "host_rate", "bottleneck_rate", "delay"],
+            &["loss"],
+        ),
+        TopologyKind::Ns3 => (&["file"], &[]),
+    };
+    let kind = format!("{:?}", t.kind).to_lowercase();
+    for (field, given) in t.given() {
+        if required.contains(&field) && !given {
+            return Err(cx.err(
+                format!("topology.{field}"),
+                format!("is required with kind = \"{kind}\""),
+            ));
+        }
+        if given && !required.contains(&field) && !optional.contains(&field) {
+            let mut valid: Vec<&str> = required.iter().chain(optional).copied().collect();
+            valid.sort_unstable();
+            return Err(cx.err(
+                format!("topology.{field}"),
+                format!(
+                    "is not used with kind = \"{kind}\" (its fields: {})",
+                    valid.join(", ")
+                ),
+            ));
+        }
+    }
+    let rate = |field: &str, r: Option<Rate>| {
+        let r = r.expect("required field checked");
+        if r.bps() == 0 {
+            Err(cx.err(format!("topology.{field}"), "must be > 0, e.g. \"100Gbps\""))
+        } else {
+            Ok(r)
+        }
+    };
+    let count = |field: &str, v: Option<u32>, min: u32| {
+        let v = v.expect("required field checked");
+        if v < min {
+            Err(cx.err(
+                format!("topology.{field}"),
+                format!("{v} is too few; at least {min}"),
+            ))
+        } else {
+            Ok(v)
+        }
+    };
+    let loss = t.loss.unwrap_or(0.0);
+    if !(0.0..1.0).contains(&loss) {
+        return Err(cx.err("topology.loss", format!("{loss} must be in [0, 1)")));
+    }
+    let delay = t.delay.unwrap_or_default();
+    let mut spec: TopologySpec = match t.kind {
+        TopologyKind::Star => {
+            builders::star(count("hosts", t.hosts, 2)?, rate("rate", t.rate)?, delay)
+        }
+        TopologyKind::Dumbbell => builders::dumbbell(
+            count("left", t.left, 1)?,
+            count("right", t.right, 1)?,
+            rate("host_rate", t.host_rate)?,
+            rate("bottleneck_rate", t.bottleneck_rate)?,
+            delay,
+        ),
+        TopologyKind::Ns3 => {
+            let path = resolve_path(base, t.file.as_deref().expect("required field checked"));
+            ns3::read_topology(&path)?
+        }
+    };
+    if t.loss.is_some() {
+        spec.links.iter_mut().for_each(|l| l.loss = loss);
+    }
+    Topology::build(spec).map_err(|m| cx.err("topology", m))
+}
+
+/// A path from the scenario, relative to the scenario file's directory.
+pub fn resolve_path(base: &Path, file: &str) -> PathBuf {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+fn resolve_model(f: &ScenarioFile, cx: &Ctx) -> Result<ModelConfig, InputError> {
+    let mut m = ModelConfig::for_profile(f.profile);
+    let p = &f.packet;
+    let s = &mut m.sizes;
+    if let Some(v) = p.data_header {
+        s.data_header = v;
+    }
+    let int_mode = p.int_mode.unwrap_or(match s.int {
+        IntBytes::Fixed(_) => IntMode::Fixed,
+        IntBytes::PerHop { .. } => IntMode::PerHop,
+    });
+    s.int = match int_mode {
+        IntMode::Fixed => IntBytes::Fixed(p.int_bytes.unwrap_or(match s.int {
+            IntBytes::Fixed(b) => b,
+            IntBytes::PerHop { .. } => 42,
+        })),
+        IntMode::PerHop => IntBytes::PerHop {
+            base: p.int_base.unwrap_or(2),
+            per_hop: p.int_per_hop.unwrap_or(8),
+        },
+    };
+    if let Some(v) = p.ack {
+        s.ack = v;
+    }
+    if let Some(v) = p.ack_min {
+        s.ack_min = v;
+    }
+    if let Some(v) = p.cnp {
+        s.cnp = v;
+    }
+    if let Some(v) = p.pfc {
+        s.pfc = v;
+    }
+    for (field, v) in [
+        ("packet.ack", s.ack.max(s.ack_min)),
+        ("packet.cnp", s.cnp),
+        ("packet.pfc", s.pfc),
+    ] {
+        if v == 0 {
+            return Err(cx.err(field, "a packet must have at least one byte"));
+        }
+    }
+    if let Some(v) = p.serialization {
+        m.serialization = v;
+    }
+    let md = &f.model;
+    if let Some(v) = md.ecn_point {
+        m.ecn_point = v;
+    }
+    if let Some(v) = md.ack_duplicates {
+        m.ack_duplicates = v;
+    }
+    if let Some(v) = md.ideal_fct {
+        m.ideal_fct = v;
+    }
+    if let Some(v) = md.ecmp_hash {
+        m.ecmp_hash = v;
+    }
+    if let Some(v) = md.repace_on_rate_change {
+        m.repace_on_rate_change = v;
+    }
+    let n = &f.nic;
+    let interval = n.cnp_interval.unwrap_or(Delta::from_us(50));
+    let kind = n.cnp.unwrap_or(match m.cnp {
+        CnpMode::Packet { .. } => CnpKind::Packet,
+        CnpMode::AckFlag => CnpKind::AckFlag,
+    });
+    m.cnp = match kind {
+        CnpKind::Packet => CnpMode::Packet { interval },
+        CnpKind::AckFlag => CnpMode::AckFlag,
+    };
+    Ok(m)
+}
+
+fn resolve_nic(n: &NicSection, cx: &Ctx) -> Result<NicPlan, InputError> {
+    let mtu = n.mtu.unwrap_or(1000);
+    if !(64..=9000).contains(&mtu) {
+        return Err(cx.err(
+            "nic.mtu",
+            format!("{mtu} payload bytes per packet; valid: 64..9000"),
+        ));
+    }
+    let ack_interval = n.ack_interval.unwrap_or(1);
+    if ack_interval == 0 {
+        return Err(cx.err("nic.ack_interval", "must be >= 1 packet"));
+    }
+    let rto = n.rto.unwrap_or(Delta::from_ms(1));
+    Ok(NicPlan {
+        mtu,
+        ack_interval,
+        ack_in_control_class: n.ack_class.unwrap_or(AckClass::Control) == AckClass::Control,
+        nack_interval: n.nack_interval.unwrap_or(Delta::from_us(500)),
+        rto: (!rto.is_zero()).then_some(rto),
+    })
+}
+
+fn resolve_pfc(s: &SwitchSection, mtu_wire: u64, cx: &Ctx) -> Result<PfcPlan, InputError> {
+    let p = &s.pfc;
+    let buffer = s.buffer.map(|b| b.0).unwrap_or(32_000_000);
+    if buffer < 10 * mtu_wire {
+        return Err(cx.err(
+            "switch.buffer",
+            format!("{buffer} B is smaller than 10 packets of {mtu_wire} B"),
+        ));
+    }
+    let alpha = p.alpha.unwrap_or(0.125);
+    if !(alpha > 0.0 && alpha.is_finite()) {
+        return Err(cx.err(
+            "switch.pfc.alpha",
+            format!("{alpha} must be > 0, e.g. 0.125"),
+        ));
+    }
+    let threshold = match p.threshold.unwrap_or(ThresholdKind::Dynamic) {
+        ThresholdKind::Dynamic => PfcThreshold::Dynamic,
+        ThresholdKind::Static => match p.static_threshold {
+            Some(b) if b.0 > 0 => PfcThreshold::Static(b.0),
+            _ => {
+                return Err(cx.err(
+                    "switch.pfc.static_threshold",
+                    "threshold = \"static\" needs static_threshold > 0, e.g. \"24.47KB\"",
+                ));
+            }
+        },
+    };
+    let egress_alpha = s.egress_alpha.unwrap_or(1.0);
+    if !(egress_alpha > 0.0 && egress_alpha.is_finite()) {
+        return Err(cx.err(
+            "switch.egress_alpha",
+            format!("{egress_alpha} must be > 0, e.g. 1.0"),
+        ));
+    }
+    Ok(PfcPlan {
+        buffer,
+        enabled: p.enabled.unwrap_or(true),
+        threshold,
+        alpha,
+        headroom: p.headroom.map(|b| b.0),
+        reserve: p.reserve.map(|b| b.0).unwrap_or(0),
+        resume_offset: p.resume_offset.map(|b| b.0).unwrap_or(2 * mtu_wire),
+        egress_alpha,
+    })
+}
+
+fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputError> {
+    // Defaults: the DCQCN deployment values (DCQCN Fig. 14).
+    let base = Red {
+        kmin: e.kmin.map(|b| b.0).unwrap_or(5_000),
+        kmax: e.kmax.map(|b| b.0).unwrap_or(200_000),
+        pmax: e.pmax.unwrap_or(0.01),
+    };
+    let check = |field: &str, r: &Red| {
+        if r.kmin > r.kmax {
+            return Err(cx.err(field, format!("kmin {} > kmax {}", r.kmin, r.kmax)));
+        }
+        if !(0.0..=1.0).contains(&r.pmax) {
+            return Err(cx.err(field, format!("pmax {} must be in [0, 1]", r.pmax)));
+        }
+        Ok(())
+    };
+    check("switch.ecn", &base)?;
+    let mut per_rate = Vec::new();
+    for (i, pr) in e.per_rate.iter().enumerate() {
+        let r = Red {
+            kmin: pr.kmin.0,
+            kmax: pr.kmax.0,
+            pmax: pr.pmax,
+        };
+        check(&format!("switch.ecn.per_rate[{i}]"), &r)?;
+        per_rate.push((pr.rate, r));
+    }
+    Ok(EcnPlan {
+        enabled: e.enabled.unwrap_or_else(|| cc.uses_ecn()),
+        base,
+        scale_from: e.scale_from,
+        per_rate,
+    })
+}
+
+fn check_flow(f: &FlowSpec, topo: &Topology, field: &str, cx: &Ctx) -> Result<(), InputError> {
+    let n = topo.spec.kinds.len() as u32;
+    let hosts = describe_hosts(topo);
+    for (what, id) in [("src", f.src), ("dst", f.dst)] {
+        if id.0 >= n {
+            return Err(cx.err(
+                format!("{field}.{what}"),
+                format!("node {id} does not exist (hosts: {hosts})"),
+            ));
+        }
+        if topo.kind(id) != NodeKind::Host {
+            return Err(cx.err(
+                format!("{field}.{what}"),
+                format!("node {id} is a switch; flows run between hosts ({hosts})"),
+            ));
+        }
+    }
+    if f.src == f.dst {
+        return Err(cx.err(field, format!("flow from host {} to itself", f.src)));
+    }
+    if f.size == 0 {
+        return Err(cx.err(format!("{field}.size"), "must be > 0 bytes"));
+    }
+    if !(1..=7).contains(&f.class) {
+        return Err(cx.err(
+            format!("{field}.class"),
+            format!(
+                "{} is not a data class (valid: 1..7; 0 is reserved for control traffic)",
+                f.class
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn describe_hosts(topo: &Topology) -> String {
+    let ids: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
+    let contiguous = ids.windows(2).all(|w| w[1] == w[0] + 1);
+    match (ids.first(), ids.last()) {
+        (Some(a), Some(b)) if contiguous => format!("{a}-{b}"),
+        _ => format!("{} hosts", ids.len()),
+    }
+}
+
+fn resolve_flows(
+    w: &WorkloadSection,
+    topo: &Topology,
+    base: &Path,
+    cx: &Ctx,
+) -> Result<Vec<FlowSpec>, InputError> {
+    let mut flows = Vec::new();
+    for (i, e) in w.flows.iter().enumerate() {
+        let f = FlowSpec {
+            src: NodeId(e.src),
+            dst: NodeId(e.dst),
+            size: e.size.0,
+            start: SimTime(e.start.ps()),
+            class: e.class,
+            dport: e.dport,
+        };
+        check_flow(&f, topo, &format!("workload.flows[{i}]"), cx)?;
+        flows.push(f);
+    }
+    for (i, e) in w.incast.iter().enumerate() {
+        let field = format!("workload.incast[{i}]");
+        let receiver = NodeId(e.receiver);
+        let senders: Vec<NodeId> = match (e.senders.is_empty(), e.fan_in) {
+            (false, None) => e.senders.iter().map(|&s| NodeId(s)).collect(),
+            (true, Some(n)) => {
+                let s: Vec<NodeId> = topo
+                    .hosts
+                    .iter()
+                    .copied()
+                    .filter(|&h| h != receiver)
+                    .take(n as usize)
+                    .collect();
+                if s.len() < n as usize || n == 0 {
+                    return Err(cx.err(
+                        format!("{field}.fan_in"),
+                        format!("{n} senders requested; valid: 1..{}", topo.hosts.len() - 1),
+                    ));
+                }
+                s
+            }
+            _ => {
+                return Err(cx.err(field, "give either senders = [...] or fan_in = N"));
+            }
+        };
+        for (j, f) in incast(&senders, receiver, e.size.0, SimTime(e.start.ps()), e.class)
+            .into_iter()
+            .enumerate()
+        {
+            check_flow(&f, topo, &format!("{field}.senders[{j}]"), cx)?;
+            flows.push(f);
+        }
+    }
+    let offset = w.ns3_time_offset.unwrap_or(Delta::ZERO);
+    for (i, file) in w.ns3_flow_files.iter().enumerate() {
+        let path = resolve_path(base, file);
+        let read = ns3::read_flows(&path)?;
+        for (j, mut f) in read.into_iter().enumerate() {
+            if f.start.ps() < offset.ps() {
+                return Err(InputError::in_file(
+                    &path,
+                    format!("flow {}", j + 1),
+                    format!(
+                        "starts at {} before workload.ns3_time_offset = {offset}",
+                        f.start
+                    ),
+                ));
+            }
+            f.start = SimTime(f.start.ps() - offset.ps());
+            check_flow(
+                &f,
+                topo,
+                &format!("workload.ns3_flow_files[{i}] flow {}", j + 1),
+                cx,
+            )?;
+            flows.push(f);
+        }
+    }
+    flows.sort_by_key(|f| f.start);
+    Ok(flows)
+}
+
+fn resolve_output(o: &OutputSection, topo: &Topology, cx: &Ctx) -> Result<OutputPlan, InputError> {
+    let interval = o.queue_interval.unwrap_or(Delta::from_us(1));
+    let ports = match &o.queue_ports {
+        None => None,
+        Some(QueuePorts::Named(s)) if s == "switches" => None,
+        Some(QueuePorts::Named(s)) if s == "none" => Some(Vec::new()),
+        Some(QueuePorts::Named(s)) => {
+            return Err(cx.err(
+                "output.queue_ports",
+                format!("\"{s}\" is not valid (valid: \"switches\", \"none\", or a list of {{ node, port }})"),
+            ));
+        }
+        Some(QueuePorts::List(list)) => {
+            let mut v = Vec::new();
+            for (i, p) in list.iter().enumerate() {
+                let field = format!("output.queue_ports[{i}]");
+                let node = NodeId(p.node);
+                if p.node as usize >= topo.spec.kinds.len() || topo.kind(node) != NodeKind::Switch {
+                    return Err(cx.err(field, format!("node {} is not a switch", p.node)));
+                }
+                let np = topo.ports[node.idx()].len();
+                if p.port as usize >= np {
+                    return Err(cx.err(field, format!("switch {} has ports 0..{}", p.node, np - 1)));
+                }
+                v.push((node, p.port));
+            }
+            Some(v)
+        }
+    };
+    Ok(OutputPlan {
+        queue_interval: (!interval.is_zero()).then_some(interval),
+        queue_ports: ports,
+    })
+}

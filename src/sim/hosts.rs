@@ -1,0 +1,452 @@
+//! NIC behaviour: flow start, transmit selection with pacing and windows, the
+//! receiver (ACK/NACK/CNP generation, DCQCN §3.1 NP), the sender's reaction to
+//! ACK/NACK/CNP (go-back-N), and per-flow timers (controller timers and RTO).
+
+use super::switching::apply_pfc;
+use super::{Event, Sim};
+use crate::cc::{AckInfo, CongestionControl};
+use crate::nic::qp::SendQp;
+use crate::packet::{IntHop, MAX_INT_HOPS, Packet, PacketId, PacketKind};
+use crate::profile::{CnpMode, IntBytes};
+use crate::units::{Rate, SimTime};
+
+impl Sim {
+    pub(super) fn flow_arrival(&mut self) {
+        let now = self.q.now();
+        while self.next_flow < self.flows.len() && self.flows[self.next_flow].spec.start <= now {
+            let fid = self.next_flow;
+            self.next_flow += 1;
+            let cc = self.new_cc(fid);
+            let f = &mut self.flows[fid];
+            f.send = Some(SendQp::new(f.spec.size, cc, now));
+            let hi = self.cfg.topo.kind_index[f.spec.src.idx()] as usize;
+            self.nics[hi].active.push(fid as u32);
+            if self.flows_done + 1 == self.next_flow {
+                // First active flow after an idle period: progress starts now.
+                self.last_progress = now;
+            }
+            self.nic_kick(hi);
+        }
+        if let Some(f) = self.flows.get(self.next_flow) {
+            self.q.schedule(f.spec.start, Event::FlowArrival);
+        }
+    }
+
+    pub(super) fn nic_kick(&mut self, hi: usize) {
+        let now = self.q.now();
+        let eg = &mut self.nics[hi].eg;
+        let at = now.max(eg.busy_until);
+        if eg.next_event <= at {
+            return;
+        }
+        if at == now {
+            self.nic_start_tx(hi);
+        } else {
+            eg.next_event = at;
+            let node = self.nics[hi].node.0;
+            self.q.schedule(at, Event::TxDone { node, port: 0 });
+        }
+    }
+
+    fn nic_schedule(&mut self, hi: usize, at: SimTime) {
+        let nic = &mut self.nics[hi];
+        if nic.eg.claim_event(at) {
+            self.q.schedule(
+                at,
+                Event::TxDone {
+                    node: nic.node.0,
+                    port: 0,
+                },
+            );
+        }
+    }
+
+    /// Sends the next packet if the port is free: control first, then the queue
+    /// pairs round robin. Otherwise arranges to be called when something can go.
+    pub(super) fn nic_start_tx(&mut self, hi: usize) {
+        let now = self.q.now();
+        let nic = &mut self.nics[hi];
+        if now < nic.eg.busy_until {
+            let b = nic.eg.busy_until;
+            self.nic_schedule(hi, b);
+            return;
+        }
+        if let Some(front) = nic.ctrl.front()
+            && !nic.eg.is_paused(self.pool.get(front).class)
+        {
+            let id = nic.ctrl.pop(&mut self.pool).expect("front exists");
+            self.nic_put_on_wire(hi, id, false);
+            self.nic_plan_next(hi);
+            return;
+        }
+        // Data: round robin over eligible queue pairs.
+        let n = nic.active.len();
+        for k in 0..n {
+            let i = (nic.rr + k) % n;
+            let fid = nic.active[i] as usize;
+            let f = &mut self.flows[fid];
+            let qp = f.send.as_mut().expect("active flows have a sender");
+            if !qp.has_data() || nic.eg.is_paused(f.spec.class) || qp.next_avail > now {
+                continue;
+            }
+            if qp.cc.window().is_some_and(|w| qp.in_flight() >= w) {
+                continue;
+            }
+            nic.rr = (i + 1) % n;
+            let mtu = self.cfg.nic.mtu as u64;
+            let payload = mtu.min(qp.size - qp.snd_nxt) as u32;
+            let mut pkt = Packet::new(PacketKind::Data);
+            pkt.class = f.spec.class;
+            pkt.flow = fid as u32;
+            pkt.src = f.spec.src.0;
+            pkt.dst = f.spec.dst.0;
+            pkt.sport = f.sport;
+            pkt.dport = f.spec.dport;
+            pkt.seq = qp.snd_nxt;
+            pkt.payload = payload;
+            pkt.wire = self.cfg.model.sizes.data_wire(payload, self.cfg.int_on);
+            pkt.sent_at = now;
+            if qp.snd_nxt < qp.high_sent {
+                qp.retx_bytes += payload as u64;
+                self.stats.retx_bytes += payload as u64;
+            }
+            qp.snd_nxt += payload as u64;
+            pkt.last = qp.snd_nxt >= qp.size;
+            qp.high_sent = qp.high_sent.max(qp.snd_nxt);
+            let rate = qp.cc.rate();
+            qp.next_avail = now + self.cfg.model.serialization.tx_time(rate, pkt.wire as u64);
+            qp.last_tx_start = now;
+            qp.last_tx_wire = pkt.wire;
+            qp.cc.on_send(now, pkt.wire as u64);
+            if qp.rto_at == SimTime::MAX
+                && let Some(rto) = self.cfg.nic.rto
+            {
+                qp.rto_at = now + rto;
+            }
+            let id = self.pool.alloc(pkt);
+            self.nic_put_on_wire(hi, id, true);
+            self.arm_timer(fid);
+            self.nic_plan_next(hi);
+            return;
+        }
+        self.nic_plan_next(hi);
+    }
+
+    fn nic_put_on_wire(&mut self, hi: usize, id: PacketId, is_data: bool) {
+        let now = self.q.now();
+        let nic = &mut self.nics[hi];
+        let wire = self.pool.get(id).wire;
+        self.stats.packets_tx += 1;
+        if is_data {
+            self.stats.data_packets_tx += 1;
+        }
+        match nic.eg.transmit(now, wire, is_data, true, &mut nic.rng) {
+            Some(at) => self.q.schedule(
+                at,
+                Event::Arrive {
+                    node: nic.eg.peer.0,
+                    port: nic.eg.peer_port,
+                    pkt: id,
+                },
+            ),
+            None => {
+                self.stats.drops_link += 1;
+                self.pool.free(id);
+            }
+        }
+    }
+
+    /// After a transmission (or a failed attempt), schedules the next attempt at
+    /// the earliest time something can go: now or when the port frees for queued
+    /// control packets, the earliest pacing time for data. Window- and pause-blocked
+    /// queue pairs are woken by ACKs and RESUMEs instead.
+    fn nic_plan_next(&mut self, hi: usize) {
+        let nic = &self.nics[hi];
+        let free_at = nic.eg.busy_until.max(self.q.now());
+        let mut next = SimTime::MAX;
+        if let Some(front) = nic.ctrl.front()
+            && !nic.eg.is_paused(self.pool.get(front).class)
+        {
+            next = free_at;
+        } else {
+            for &fid in &nic.active {
+                let f = &self.flows[fid as usize];
+                let qp = f.send.as_ref().expect("active flows have a sender");
+                if !qp.has_data() || nic.eg.is_paused(f.spec.class) {
+                    continue;
+                }
+                if qp.cc.window().is_some_and(|w| qp.in_flight() >= w) {
+                    continue;
+                }
+                next = next.min(qp.next_avail.max(free_at));
+                if next == free_at {
+                    break;
+                }
+            }
+        }
+        if next != SimTime::MAX {
+            self.nic_schedule(hi, next);
+        }
+    }
+
+    pub(super) fn host_arrive(&mut self, hi: usize, id: PacketId) {
+        match self.pool.get(id).kind {
+            PacketKind::Data => self.receive_data(hi, id),
+            PacketKind::Ack | PacketKind::Nack => self.receive_ack(id),
+            PacketKind::Cnp => {
+                let fid = self.pool.get(id).flow as usize;
+                self.pool.free(id);
+                let now = self.q.now();
+                if let Some(qp) = self.flows[fid].send.as_mut().filter(|q| !q.done) {
+                    let before = qp.cc.rate();
+                    qp.cc.on_cnp(now);
+                    qp.cnps += 1;
+                    self.after_cc(fid, before);
+                }
+            }
+            PacketKind::Pfc => {
+                let p = self.pool.get(id);
+                let (class, quanta) = (p.class, p.pause_quanta);
+                self.pool.free(id);
+                let now = self.q.now();
+                let nic = &mut self.nics[hi];
+                if apply_pfc(&mut nic.eg, class, quanta, now, &mut self.rec, nic.node, 0) {
+                    self.nic_kick(hi);
+                }
+            }
+        }
+    }
+
+    /// Receiver: in-order data advances `expected` and is ACKed every
+    /// `ack_interval` packets and at the end; a gap is NACKed (go-back-N); marked
+    /// packets produce CNPs (at most one per interval per flow) or flag the ACK.
+    fn receive_data(&mut self, hi: usize, id: PacketId) {
+        let now = self.q.now();
+        let pkt = self.pool.get(id);
+        let fid = pkt.flow as usize;
+        let (seq, payload, ce, n_hops) =
+            (pkt.seq, pkt.payload as u64, pkt.ecn_ce, pkt.n_hops as u32);
+        let f = &mut self.flows[fid];
+        let rx = &mut f.recv;
+        let mut send_ack = false;
+        let mut nack = false;
+        let mut cnp_flag = false;
+        if ce {
+            match self.cfg.model.cnp {
+                CnpMode::Packet { interval } => {
+                    if rx.last_cnp.is_none_or(|t| now.since(t) >= interval) {
+                        rx.last_cnp = Some(now);
+                        let mut cnp = Packet::new(PacketKind::Cnp);
+                        cnp.flow = fid as u32;
+                        cnp.src = f.spec.dst.0;
+                        cnp.dst = f.spec.src.0;
+                        cnp.sport = f.spec.dport;
+                        cnp.dport = f.sport;
+                        cnp.wire = self.cfg.model.sizes.cnp;
+                        let cid = self.pool.alloc(cnp);
+                        self.nics[hi].ctrl.push(&mut self.pool, cid);
+                        self.stats.cnps_sent += 1;
+                    }
+                }
+                CnpMode::AckFlag => {
+                    cnp_flag = true;
+                    send_ack = true;
+                }
+            }
+        }
+        if seq == rx.expected {
+            rx.expected += payload;
+            rx.delivered += payload;
+            rx.since_ack += 1;
+            if rx.expected >= f.spec.size {
+                rx.finished_at.get_or_insert(now);
+                send_ack = true;
+            }
+            if rx.since_ack >= self.cfg.nic.ack_interval {
+                send_ack = true;
+            }
+            self.last_progress = now;
+        } else if seq > rx.expected {
+            let iv = self.cfg.nic.nack_interval;
+            if rx.nacked_seq != Some(rx.expected) || now.since(rx.nack_at) >= iv {
+                rx.nacked_seq = Some(rx.expected);
+                rx.nack_at = now;
+                nack = true;
+                self.stats.nacks_sent += 1;
+            }
+        } else if self.cfg.model.ack_duplicates {
+            send_ack = true;
+        }
+        if !(send_ack || nack) {
+            self.pool.free(id);
+            self.nic_kick(hi);
+            return;
+        }
+        rx.since_ack = 0;
+        // Turn the data packet into its ACK/NACK: it keeps the INT records and the
+        // send timestamp (echoed for RTT samples).
+        let expected = rx.expected;
+        let class = if self.cfg.nic.ack_in_control_class {
+            0
+        } else {
+            f.spec.class
+        };
+        let int_bytes = match self.cfg.model.sizes.int {
+            _ if !self.cfg.int_on => 0,
+            IntBytes::Fixed(b) => b,
+            IntBytes::PerHop { base, per_hop } => base + per_hop * n_hops,
+        };
+        let pkt = self.pool.get_mut(id);
+        pkt.kind = if nack {
+            PacketKind::Nack
+        } else {
+            PacketKind::Ack
+        };
+        std::mem::swap(&mut pkt.src, &mut pkt.dst);
+        std::mem::swap(&mut pkt.sport, &mut pkt.dport);
+        pkt.seq = expected;
+        pkt.payload = 0;
+        pkt.class = class;
+        pkt.ecn_ce = false;
+        pkt.cnp_flag = cnp_flag;
+        pkt.wire = self.cfg.model.sizes.ack_wire(int_bytes);
+        self.nics[hi].ctrl.push(&mut self.pool, id);
+        self.nic_kick(hi);
+    }
+
+    /// Sender: cumulative ACK advances `snd_una`; a NACK goes back to it (go-back-N);
+    /// then the controller sees the CNP flag and the ACK.
+    fn receive_ack(&mut self, id: PacketId) {
+        let now = self.q.now();
+        let pkt = self.pool.get(id);
+        let fid = pkt.flow as usize;
+        let (seq, is_nack, cnp_flag, sent_at, window) = (
+            pkt.seq,
+            pkt.kind == PacketKind::Nack,
+            pkt.cnp_flag,
+            pkt.sent_at,
+            pkt.window,
+        );
+        let n = pkt.n_hops as usize;
+        let mut hops = [IntHop::default(); MAX_INT_HOPS];
+        hops[..n].copy_from_slice(&pkt.int[..n]);
+        self.pool.free(id);
+        let rto = self.cfg.nic.rto;
+        let Some(qp) = self.flows[fid].send.as_mut().filter(|q| !q.done) else {
+            return;
+        };
+        let before = qp.cc.rate();
+        let mut newly = 0;
+        if seq > qp.snd_una {
+            newly = seq - qp.snd_una;
+            qp.snd_una = seq;
+            qp.snd_nxt = qp.snd_nxt.max(seq);
+            self.last_progress = now;
+            qp.rto_at = match rto {
+                Some(r) if qp.snd_una < qp.snd_nxt => now + r,
+                _ => SimTime::MAX,
+            };
+        }
+        if is_nack {
+            qp.nacks += 1;
+            qp.snd_nxt = qp.snd_una;
+        }
+        if cnp_flag {
+            qp.cc.on_cnp(now);
+            qp.cnps += 1;
+        }
+        qp.cc.on_ack(&AckInfo {
+            now,
+            seq,
+            snd_nxt: qp.snd_nxt,
+            newly_acked: newly,
+            is_nack,
+            ecn_echo: cnp_flag,
+            int: &hops[..n],
+            data_sent_at: sent_at,
+            rx_window: (window > 0).then_some(window),
+        });
+        if qp.snd_una >= qp.size {
+            qp.done = true;
+            self.complete(fid);
+            return;
+        }
+        self.after_cc(fid, before);
+    }
+
+    /// After a controller hook: re-space pacing if the rate changed, re-arm the
+    /// timer, and let the NIC try to send.
+    fn after_cc(&mut self, fid: usize, before: Rate) {
+        let f = &mut self.flows[fid];
+        let qp = f.send.as_mut().expect("sender exists");
+        let rate = qp.cc.rate();
+        if rate != before && self.cfg.model.repace_on_rate_change && qp.last_tx_wire > 0 {
+            let gap = self
+                .cfg
+                .model
+                .serialization
+                .tx_time(rate, qp.last_tx_wire as u64);
+            qp.next_avail = qp.last_tx_start + gap;
+        }
+        let hi = self.cfg.topo.kind_index[f.spec.src.idx()] as usize;
+        self.arm_timer(fid);
+        self.nic_kick(hi);
+    }
+
+    fn complete(&mut self, fid: usize) {
+        let src = self.flows[fid].spec.src;
+        let hi = self.cfg.topo.kind_index[src.idx()] as usize;
+        let nic = &mut self.nics[hi];
+        if let Some(pos) = nic.active.iter().position(|&f| f as usize == fid) {
+            nic.active.remove(pos);
+            if nic.rr > pos {
+                nic.rr -= 1;
+            }
+            if nic.rr >= nic.active.len() {
+                nic.rr = 0;
+            }
+        }
+        self.record_completion(fid);
+        self.nic_kick(hi);
+    }
+
+    /// Makes sure a `QpTimer` event comes by the earliest of the controller's timer
+    /// and the retransmission deadline.
+    pub(super) fn arm_timer(&mut self, fid: usize) {
+        let qp = self.flows[fid].send.as_mut().expect("sender exists");
+        let want = qp.cc.next_timer().unwrap_or(SimTime::MAX).min(qp.rto_at);
+        if want < qp.timer_at {
+            let at = want.max(self.q.now());
+            qp.timer_at = at;
+            self.q.schedule(at, Event::QpTimer { flow: fid as u32 });
+        }
+    }
+
+    pub(super) fn qp_timer(&mut self, flow: u32) {
+        let now = self.q.now();
+        let fid = flow as usize;
+        let rto = self.cfg.nic.rto;
+        let Some(qp) = self.flows[fid].send.as_mut().filter(|q| !q.done) else {
+            return;
+        };
+        if qp.timer_at == now {
+            qp.timer_at = SimTime::MAX;
+        }
+        let before = qp.cc.rate();
+        if qp.cc.next_timer().is_some_and(|t| t <= now) {
+            qp.cc.on_timer(now);
+        }
+        if qp.rto_at <= now {
+            if qp.snd_una < qp.snd_nxt {
+                // Nothing acknowledged for a whole RTO: go back to the first unacked byte.
+                qp.timeouts += 1;
+                self.stats.timeouts += 1;
+                qp.snd_nxt = qp.snd_una;
+                qp.rto_at = now + rto.expect("rto set only when enabled");
+            } else {
+                qp.rto_at = SimTime::MAX;
+            }
+        }
+        self.after_cc(fid, before);
+    }
+}

@@ -1,0 +1,461 @@
+//! The simulator: builds switches, NICs and flows from a [`RunConfig`] and runs the
+//! event loop.
+//!
+//! Events are a small enum dispatched by `match`; packets live in the pool and are
+//! referenced by index. Per hop a packet costs one `Arrive` event and, while a port
+//! stays busy, one `TxDone`. Forwarding is in `switching`, the NIC in `hosts`.
+
+mod hosts;
+pub mod paths;
+mod switching;
+
+use crate::cc::{Cc, FlowCtx};
+use crate::engine::EventQueue;
+use crate::error::Error;
+use crate::nic::Nic;
+use crate::nic::qp::{RecvQp, SendQp};
+use crate::output::{FctRecord, Recorder, RunOutputs};
+use crate::packet::PacketPool;
+use crate::port::Egress;
+use crate::profile::IdealFct;
+use crate::scenario::RunConfig;
+use crate::switch::mmu::{Mmu, MmuConfig};
+use crate::switch::{Switch, SwitchPort};
+use crate::topology::NodeId;
+use crate::units::{Delta, SimTime};
+use crate::workload::FlowSpec;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A port finished (or may have finished) serializing; send the next packet.
+    TxDone { node: u32, port: u16 },
+    /// A packet reaches `port` of `node`.
+    Arrive { node: u32, port: u16, pkt: u32 },
+    /// The next flow(s) in start order begin.
+    FlowArrival,
+    /// A flow's controller timer or retransmission deadline.
+    QpTimer { flow: u32 },
+    /// Sample queue lengths.
+    Sample,
+}
+
+/// Per-flow state.
+pub struct Flow {
+    pub spec: FlowSpec,
+    pub sport: u16,
+    pub send: Option<SendQp>,
+    pub recv: RecvQp,
+    pub ideal: Delta,
+    pub pair_rtt: Delta,
+    pub fct: Option<Delta>,
+}
+
+/// Counters reported in the summary.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub packets_tx: u64,
+    pub data_packets_tx: u64,
+    pub drops_buffer: u64,
+    pub drops_link: u64,
+    pub drops_no_route: u64,
+    pub pfc_pause_frames: u64,
+    pub pfc_resume_frames: u64,
+    pub cnps_sent: u64,
+    pub nacks_sent: u64,
+    pub timeouts: u64,
+    pub retx_bytes: u64,
+}
+
+/// Options of one run that are not part of the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Seed override (`--seed`).
+    pub seed: Option<u64>,
+    /// Keep queue samples in memory (tests).
+    pub keep_samples: bool,
+}
+
+pub struct Sim {
+    pub cfg: RunConfig,
+    q: EventQueue<Event>,
+    pool: PacketPool,
+    switches: Vec<Switch>,
+    nics: Vec<Nic>,
+    flows: Vec<Flow>,
+    next_flow: usize,
+    flows_done: usize,
+    /// The control interval T given to controllers.
+    base_rtt: Delta,
+    seed: u64,
+    pub stats: Stats,
+    rec: Recorder,
+    sampled_ports: Vec<(u32, u16)>,
+    last_progress: SimTime,
+}
+
+/// How long no flow may make progress, while flows are active, before the run is
+/// stopped as stalled.
+const STALL_LIMIT: Delta = Delta::from_ms(100);
+
+impl Sim {
+    /// Builds the network and flows. `rec` receives the outputs.
+    pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Sim {
+        let seed = opts.seed.unwrap_or(cfg.seed);
+        let topo = &cfg.topo;
+        let model = &cfg.model;
+        let mtu_wire = cfg.mtu_wire();
+        let ack_wire = model.sizes.ack_wire(model.sizes.int_at_sender(cfg.int_on));
+        let switches = topo
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| {
+                let infos = &topo.ports[node.idx()];
+                let ports = infos
+                    .iter()
+                    .map(|p| {
+                        SwitchPort::new(
+                            Egress::new(p, model.serialization),
+                            cfg.ecn.red_for(p.rate),
+                        )
+                    })
+                    .collect();
+                let headroom = infos
+                    .iter()
+                    .map(|p| {
+                        cfg.pfc.headroom.unwrap_or_else(|| {
+                            // 2 x (rate x delay) in flight both ways + 3 frames (the one
+                            // being sent when XOFF leaves, the PAUSE itself, the one the
+                            // upstream has started).
+                            2 * p.rate.bytes_in(p.delay) + 3 * mtu_wire as u64
+                        })
+                    })
+                    .collect();
+                let mmu = Mmu::new(MmuConfig {
+                    buffer: cfg.pfc.buffer,
+                    lossless: cfg.pfc.enabled,
+                    threshold: cfg.pfc.threshold,
+                    alpha: vec![cfg.pfc.alpha; infos.len()],
+                    headroom,
+                    reserve: cfg.pfc.reserve,
+                    reserve_once_per_port: false,
+                    resume_offset: cfg.pfc.resume_offset,
+                    egress_alpha: cfg.pfc.egress_alpha,
+                });
+                Switch {
+                    node,
+                    idx: i as u32,
+                    ports,
+                    mmu,
+                    ecmp_seed: paths::ecmp_seed(seed, node),
+                    rng: ChaCha8Rng::seed_from_u64(paths::mix64(
+                        seed ^ 0xec0 ^ (node.0 as u64) << 20,
+                    )),
+                }
+            })
+            .collect();
+        let nics = topo
+            .hosts
+            .iter()
+            .map(|&node| Nic {
+                node,
+                eg: Egress::new(topo.host_port(node), model.serialization),
+                ctrl: Default::default(),
+                active: Vec::new(),
+                rr: 0,
+                rng: ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ 0x41c ^ (node.0 as u64) << 20)),
+            })
+            .collect();
+
+        let base_rtt = match model.ideal_fct {
+            IdealFct::Alone => {
+                let rtt = paths::max_base_rtt(topo, |rate, delay| {
+                    2 * delay.ps()
+                        + model.serialization.tx_time(rate, mtu_wire as u64).ps()
+                        + model.serialization.tx_time(rate, ack_wire as u64).ps()
+                });
+                // "Slightly greater than the maximum RTT" (HPCC §5.1): the next whole us.
+                Delta::from_us(rtt.ps() / crate::units::PS_PER_US + 1)
+            }
+            IdealFct::Ns3 => paths::max_base_rtt(topo, |rate, delay| {
+                (2 * delay.as_ns()
+                    + (cfg.nic.mtu as u128 * 8_000_000_000 / rate.bps() as u128) as u64)
+                    * 1000
+            }),
+        };
+
+        // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
+        let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
+        let flows = cfg
+            .flows
+            .iter()
+            .map(|spec| {
+                let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
+                let sport = *c;
+                *c = c.wrapping_add(1);
+                let (ideal, pair_rtt) = ideal_fct(&cfg, seed, spec, sport, ack_wire);
+                Flow {
+                    spec: spec.clone(),
+                    sport,
+                    send: None,
+                    recv: RecvQp::default(),
+                    ideal,
+                    pair_rtt,
+                    fct: None,
+                }
+            })
+            .collect();
+        let sampled_ports = match &cfg.output.queue_ports {
+            _ if cfg.output.queue_interval.is_none() => Vec::new(),
+            None => topo
+                .switches
+                .iter()
+                .flat_map(|s| (0..topo.ports[s.idx()].len() as u16).map(move |p| (s.0, p)))
+                .collect(),
+            Some(list) => list.iter().map(|(n, p)| (n.0, *p)).collect(),
+        };
+        Sim {
+            q: EventQueue::new(),
+            pool: PacketPool::new(),
+            switches,
+            nics,
+            flows,
+            next_flow: 0,
+            flows_done: 0,
+            base_rtt,
+            seed,
+            stats: Stats::default(),
+            rec,
+            sampled_ports,
+            last_progress: SimTime::ZERO,
+            cfg,
+        }
+    }
+
+    /// The control interval T (HPCC) this run uses.
+    pub fn base_rtt(&self) -> Delta {
+        self.base_rtt
+    }
+
+    /// The seed this run uses (the scenario's, or `--seed`).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Runs to completion (all flows done), to the stop time, or until stalled.
+    /// `progress` is called now and then with the simulated time.
+    pub fn run(
+        mut self,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Result<RunOutputs, Error> {
+        let wall = Instant::now();
+        if let Some(first) = self.flows.first() {
+            let t = first.spec.start;
+            self.q.schedule(t, Event::FlowArrival);
+            if !self.sampled_ports.is_empty() {
+                self.q.schedule(t, Event::Sample);
+            }
+        }
+        let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
+        let total = self.flows.len();
+        let mut stalled = None;
+        while let Some(t) = self.q.peek_time() {
+            if t > stop {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            match ev {
+                Event::Arrive { node, port, pkt } => self.arrive(node, port, pkt),
+                Event::TxDone { node, port } => self.tx_done(node, port),
+                Event::FlowArrival => self.flow_arrival(),
+                Event::QpTimer { flow } => {
+                    self.qp_timer(flow);
+                    if self.flows_done < self.next_flow
+                        && now.since(self.last_progress) > STALL_LIMIT
+                    {
+                        stalled = Some(now);
+                        break;
+                    }
+                }
+                Event::Sample => self.sample(),
+            }
+            if self.flows_done == total && self.next_flow == total {
+                break;
+            }
+            if self.q.processed() & 0xffff == 0 {
+                progress(now, self.flows_done, total);
+            }
+        }
+        let end = self.q.now();
+        progress(end, self.flows_done, total);
+        if let Some(t) = stalled {
+            return Err(Error::Sim(format!(
+                "{}: no flow made progress for {STALL_LIMIT} (at {t}); {} of {total} flows unfinished \
+                 (a PFC deadlock or a lost-packet stall; see pfc.csv)",
+                self.cfg.source,
+                total - self.flows_done
+            )));
+        }
+        self.finish(end, wall.elapsed().as_secs_f64())
+    }
+
+    fn finish(self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
+        let paused: Delta = self
+            .switches
+            .iter()
+            .flat_map(|s| s.ports.iter().map(|p| p.eg.paused_time(end)))
+            .chain(self.nics.iter().map(|n| n.eg.paused_time(end)))
+            .fold(Delta::ZERO, |a, b| a + b);
+        let max_queue = self
+            .switches
+            .iter()
+            .flat_map(|s| s.ports.iter().map(|p| p.peak_bytes))
+            .max()
+            .unwrap_or(0);
+        let max_buffer = self
+            .switches
+            .iter()
+            .map(|s| s.mmu.peak_used())
+            .max()
+            .unwrap_or(0);
+        let summary = crate::output::SummaryInput {
+            flows_total: self.flows.len(),
+            end,
+            events: self.q.processed(),
+            stats: self.stats.clone(),
+            pfc_paused: paused,
+            max_queue_bytes: max_queue,
+            max_buffer_bytes: max_buffer,
+            wall_seconds,
+            base_rtt: self.base_rtt,
+            peak_packets: self.pool.peak(),
+        };
+        self.rec.finish(summary)
+    }
+
+    #[inline]
+    fn arrive(&mut self, node: u32, port: u16, pkt: u32) {
+        let n = NodeId(node);
+        let idx = self.cfg.topo.kind_index[n.idx()] as usize;
+        if self.cfg.topo.is_host(n) {
+            self.host_arrive(idx, pkt);
+        } else {
+            self.switch_arrive(idx, port, pkt);
+        }
+    }
+
+    #[inline]
+    fn tx_done(&mut self, node: u32, port: u16) {
+        let n = NodeId(node);
+        let idx = self.cfg.topo.kind_index[n.idx()] as usize;
+        let now = self.q.now();
+        if self.cfg.topo.is_host(n) {
+            let eg = &mut self.nics[idx].eg;
+            if eg.next_event == now {
+                eg.next_event = SimTime::MAX;
+            }
+            self.nic_start_tx(idx);
+        } else {
+            let eg = &mut self.switches[idx].ports[port as usize].eg;
+            if eg.next_event == now {
+                eg.next_event = SimTime::MAX;
+            }
+            self.switch_start_tx(idx, port);
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.q.now();
+        for &(node, port) in &self.sampled_ports {
+            let si = self.cfg.topo.kind_index[node as usize] as usize;
+            let bytes = self.switches[si].ports[port as usize].bytes;
+            self.rec.queue_sample(now, node, port, bytes);
+        }
+        if let Some(iv) = self.cfg.output.queue_interval {
+            self.q.schedule(now + iv, Event::Sample);
+        }
+    }
+
+    fn record_completion(&mut self, fid: usize) {
+        let now = self.q.now();
+        let f = &mut self.flows[fid];
+        let fct = now.since(f.spec.start);
+        f.fct = Some(fct);
+        self.flows_done += 1;
+        let send = f.send.as_ref().expect("completed flows have a sender");
+        self.rec.flow_done(FctRecord {
+            flow_id: fid as u32,
+            src: f.spec.src.0,
+            dst: f.spec.dst.0,
+            sport: f.sport,
+            dport: f.spec.dport,
+            size: f.spec.size,
+            start: f.spec.start,
+            fct,
+            ideal: f.ideal,
+            retx_bytes: send.retx_bytes,
+            cnps: send.cnps,
+            timeouts: send.timeouts,
+        });
+    }
+
+    fn flow_ctx(&self, fid: usize) -> FlowCtx {
+        let f = &self.flows[fid];
+        FlowCtx {
+            now: self.q.now(),
+            line_rate: self.cfg.topo.host_port(f.spec.src).rate,
+            base_rtt: self.base_rtt,
+            pair_rtt: f.pair_rtt,
+            mtu: self.cfg.nic.mtu,
+            mtu_wire: self.cfg.mtu_wire(),
+        }
+    }
+
+    fn new_cc(&self, fid: usize) -> Cc {
+        self.cfg.cc.new_flow(&self.flow_ctx(fid))
+    }
+}
+
+/// Ideal FCT and base RTT of one flow (on its own ECMP path).
+fn ideal_fct(
+    cfg: &RunConfig,
+    seed: u64,
+    spec: &FlowSpec,
+    sport: u16,
+    ack_wire_no_hops: u32,
+) -> (Delta, Delta) {
+    let model = &cfg.model;
+    let data = paths::trace(
+        &cfg.topo, model, seed, spec.src, spec.dst, sport, spec.dport,
+    );
+    let ack = paths::trace(
+        &cfg.topo, model, seed, spec.dst, spec.src, spec.dport, sport,
+    );
+    let sizes = &model.sizes;
+    match model.ideal_fct {
+        IdealFct::Alone => {
+            let per_hop = if cfg.int_on { sizes.int_per_hop() } else { 0 };
+            let switches = data.len().saturating_sub(1) as u32;
+            let ack_wire = ack_wire_no_hops + per_hop * switches;
+            let inp = paths::IdealInput {
+                size: spec.size,
+                mtu: cfg.nic.mtu,
+                data_overhead: sizes.data_header + sizes.int_at_sender(cfg.int_on),
+                per_hop,
+                ack_wire,
+            };
+            let ideal = paths::ideal_alone(model, &data, &ack, &inp);
+            (
+                ideal,
+                paths::base_rtt(model, &data, cfg.mtu_wire(), ack_wire),
+            )
+        }
+        IdealFct::Ns3 => (
+            paths::ideal_ns3(&data, spec.size, cfg.nic.mtu, sizes.data_header),
+            paths::ns3_pair_rtt(&data, cfg.nic.mtu),
+        ),
+    }
+}

@@ -1,0 +1,236 @@
+//! Switch forwarding: arrival (routing, ECMP, MMU admission, ECN at enqueue,
+//! XOFF), transmission (scheduling, MMU release, XON, ECN at dequeue, INT), and
+//! PFC frames in both directions.
+
+use super::{Event, Sim, paths};
+use crate::output::PfcKind;
+use crate::packet::{MAX_INT_HOPS, Packet, PacketId, PacketKind};
+use crate::port::Egress;
+use crate::profile::EcnPoint;
+use crate::switch::mmu::Admit;
+use crate::topology::NodeId;
+use crate::units::SimTime;
+
+impl Sim {
+    pub(super) fn switch_arrive(&mut self, si: usize, inp: u16, id: PacketId) {
+        let now = self.q.now();
+        let sw = &mut self.switches[si];
+        let pkt = self.pool.get_mut(id);
+        if pkt.kind == PacketKind::Pfc {
+            let (class, quanta) = (pkt.class, pkt.pause_quanta);
+            self.pool.free(id);
+            let node = sw.node;
+            let eg = &mut sw.ports[inp as usize].eg;
+            if apply_pfc(eg, class, quanta, now, &mut self.rec, node, inp) {
+                self.switch_kick(si, inp);
+            }
+            return;
+        }
+        pkt.ingress = inp;
+        let hops = self.cfg.topo.routes.next_hops(sw.idx, NodeId(pkt.dst));
+        let out = match hops.len() {
+            0 => {
+                self.stats.drops_no_route += 1;
+                self.pool.free(id);
+                return;
+            }
+            1 => hops[0],
+            n => {
+                let pick = paths::ecmp_pick(
+                    self.cfg.model.ecmp_hash,
+                    sw.ecmp_seed,
+                    sw.node,
+                    pkt.src,
+                    pkt.dst,
+                    pkt.sport,
+                    pkt.dport,
+                    n,
+                );
+                hops[pick]
+            }
+        };
+        let class = pkt.class;
+        let wire = pkt.wire as u64;
+        let is_data = pkt.kind == PacketKind::Data;
+        if class != 0 {
+            let queued_before = sw.mmu.egress_bytes(out, class);
+            if sw.mmu.admit(inp, class, out, wire) == Admit::Drop {
+                self.stats.drops_buffer += 1;
+                self.pool.free(id);
+                return;
+            }
+            if is_data
+                && self.cfg.model.ecn_point == EcnPoint::Enqueue
+                && let Some(red) = sw.ports[out as usize].red
+                && red.should_mark(queued_before, &mut sw.rng)
+            {
+                pkt.ecn_ce = true;
+            }
+        }
+        let port = &mut sw.ports[out as usize];
+        port.queues[class as usize].push(&mut self.pool, id);
+        port.nonempty |= 1 << class;
+        port.bytes += wire;
+        port.rx_bytes += wire;
+        port.peak_bytes = port.peak_bytes.max(port.bytes);
+        if class != 0 && sw.mmu.check_xoff(inp, class) {
+            self.send_pfc(si, inp, class, true);
+        }
+        self.switch_kick(si, out);
+    }
+
+    /// Sends now if the port is idle, or makes sure a `TxDone` comes when it frees.
+    pub(super) fn switch_kick(&mut self, si: usize, p: u16) {
+        let now = self.q.now();
+        let eg = &mut self.switches[si].ports[p as usize].eg;
+        let at = now.max(eg.busy_until);
+        if eg.next_event <= at {
+            return;
+        }
+        if at == now {
+            self.switch_start_tx(si, p);
+        } else {
+            eg.next_event = at;
+            let node = self.switches[si].node.0;
+            self.q.schedule(at, Event::TxDone { node, port: p });
+        }
+    }
+
+    pub(super) fn switch_start_tx(&mut self, si: usize, p: u16) {
+        let now = self.q.now();
+        let sw = &mut self.switches[si];
+        let node = sw.node;
+        let port = &mut sw.ports[p as usize];
+        if now < port.eg.busy_until {
+            let b = port.eg.busy_until;
+            if port.has_ready() && port.eg.claim_event(b) {
+                self.q.schedule(
+                    b,
+                    Event::TxDone {
+                        node: node.0,
+                        port: p,
+                    },
+                );
+            }
+            return;
+        }
+        let Some(class) = port.pick_class() else {
+            return;
+        };
+        let c = class as usize;
+        let id = port.queues[c]
+            .pop(&mut self.pool)
+            .expect("picked class is non-empty");
+        if port.queues[c].is_empty() {
+            port.nonempty &= !(1 << class);
+        }
+        if class != 0 {
+            port.rr = class;
+        }
+        let pkt = self.pool.get_mut(id);
+        port.bytes -= pkt.wire as u64;
+        let mut resume = None;
+        if class != 0 {
+            sw.mmu.release(pkt.ingress, class, p, pkt.wire as u64);
+            if sw.mmu.check_xon(pkt.ingress, class) {
+                resume = Some(pkt.ingress);
+            }
+        }
+        let is_data = pkt.kind == PacketKind::Data;
+        if is_data {
+            if self.cfg.model.ecn_point == EcnPoint::Dequeue
+                && let Some(red) = port.red
+                && red.should_mark(sw.mmu.egress_bytes(p, class), &mut sw.rng)
+            {
+                pkt.ecn_ce = true;
+            }
+            if self.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
+                pkt.int[pkt.n_hops as usize] = crate::packet::IntHop {
+                    ts: now,
+                    tx_bytes: port.eg.tx_bytes,
+                    rx_bytes: port.rx_bytes,
+                    qlen: port.bytes,
+                    rate: port.eg.rate,
+                };
+                pkt.n_hops += 1;
+                pkt.wire += self.cfg.model.sizes.int_per_hop();
+            }
+        }
+        let may_lose = pkt.kind != PacketKind::Pfc;
+        let wire = pkt.wire;
+        self.stats.packets_tx += 1;
+        match port.eg.transmit(now, wire, is_data, may_lose, &mut sw.rng) {
+            Some(at) => self.q.schedule(
+                at,
+                Event::Arrive {
+                    node: port.eg.peer.0,
+                    port: port.eg.peer_port,
+                    pkt: id,
+                },
+            ),
+            None => {
+                self.stats.drops_link += 1;
+                self.pool.free(id);
+            }
+        }
+        let b = port.eg.busy_until;
+        if port.has_ready() && port.eg.claim_event(b) {
+            self.q.schedule(
+                b,
+                Event::TxDone {
+                    node: node.0,
+                    port: p,
+                },
+            );
+        }
+        if let Some(inp) = resume {
+            self.send_pfc(si, inp, class, false);
+        }
+    }
+
+    /// Queues a PAUSE (or RESUME) for `class` out of port `p`, toward the upstream.
+    pub(super) fn send_pfc(&mut self, si: usize, p: u16, class: u8, pause: bool) {
+        let sw = &mut self.switches[si];
+        let mut pkt = Packet::new(PacketKind::Pfc);
+        pkt.class = class;
+        pkt.pause_quanta = if pause { u16::MAX } else { 0 };
+        pkt.wire = self.cfg.model.sizes.pfc;
+        pkt.src = sw.node.0;
+        let wire = pkt.wire as u64;
+        let id = self.pool.alloc(pkt);
+        let port = &mut sw.ports[p as usize];
+        port.queues[0].push(&mut self.pool, id);
+        port.nonempty |= 1;
+        port.bytes += wire;
+        if pause {
+            self.stats.pfc_pause_frames += 1;
+        } else {
+            self.stats.pfc_resume_frames += 1;
+        }
+        self.switch_kick(si, p);
+    }
+}
+
+/// Applies a received PFC frame to the egress that will obey it. Returns true when
+/// a class resumed (the caller should try to send).
+pub(super) fn apply_pfc(
+    eg: &mut Egress,
+    class: u8,
+    quanta: u16,
+    now: SimTime,
+    rec: &mut crate::output::Recorder,
+    node: NodeId,
+    port: u16,
+) -> bool {
+    if quanta > 0 {
+        if eg.pause(class, now, SimTime::MAX) {
+            rec.pfc_event(now, node.0, port, class, PfcKind::Pause);
+        }
+        false
+    } else if eg.resume(class, now) {
+        rec.pfc_event(now, node.0, port, class, PfcKind::Resume);
+        true
+    } else {
+        false
+    }
+}

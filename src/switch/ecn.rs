@@ -1,0 +1,86 @@
+//! RED/ECN marking at the egress queue (DCQCN §3.1 CP, Fig. 5, Eq. 5).
+//!
+//! `p = 0` for `q <= K_min`, `p = P_max (q - K_min) / (K_max - K_min)` up to
+//! `K_max`, and `p = 1` above. `K_min = K_max = K` with `P_max = 1` is DCTCP's step
+//! marking. Thresholds are set per link rate, like the ns-3 simulator's
+//! KMIN_MAP/KMAX_MAP/PMAX_MAP.
+
+use rand::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Red {
+    pub kmin: u64,
+    pub kmax: u64,
+    pub pmax: f64,
+}
+
+impl Red {
+    /// Marking probability for a queue of `q` bytes (Eq. 5).
+    pub fn probability(&self, q: u64) -> f64 {
+        if q <= self.kmin {
+            0.0
+        } else if q > self.kmax {
+            1.0
+        } else if self.kmax == self.kmin {
+            1.0
+        } else {
+            self.pmax * (q - self.kmin) as f64 / (self.kmax - self.kmin) as f64
+        }
+    }
+
+    /// Draws the marking decision for a queue of `q` bytes.
+    #[inline]
+    pub fn should_mark(&self, q: u64, rng: &mut impl Rng) -> bool {
+        if q <= self.kmin {
+            return false;
+        }
+        if q > self.kmax {
+            return true;
+        }
+        let p = self.probability(q);
+        p >= 1.0 || rng.random::<f64>() < p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn marking_probability_follows_eq_5() {
+        let r = Red {
+            kmin: 5_000,
+            kmax: 200_000,
+            pmax: 0.01,
+        };
+        assert_eq!(r.probability(5_000), 0.0);
+        assert!((r.probability(102_500) - 0.005).abs() < 1e-12);
+        assert!((r.probability(200_000) - 0.01).abs() < 1e-12);
+        assert_eq!(r.probability(200_001), 1.0);
+    }
+
+    #[test]
+    fn step_marking_is_the_kmin_equals_kmax_case() {
+        let r = Red {
+            kmin: 30_000,
+            kmax: 30_000,
+            pmax: 1.0,
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        assert!(!r.should_mark(30_000, &mut rng));
+        assert!(r.should_mark(30_001, &mut rng));
+    }
+
+    #[test]
+    fn sampled_marks_match_the_probability() {
+        let r = Red {
+            kmin: 0,
+            kmax: 100,
+            pmax: 0.2,
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let marks = (0..100_000).filter(|_| r.should_mark(50, &mut rng)).count();
+        assert!((marks as f64 / 100_000.0 - 0.1).abs() < 0.005, "{marks}");
+    }
+}

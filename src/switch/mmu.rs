@@ -1,0 +1,363 @@
+//! Shared-buffer MMU with ingress and egress accounting and PFC thresholds.
+//!
+//! The model of a Broadcom-style shared-buffer switch (DCQCN §4; HPCC §5.1):
+//!
+//! * The buffer `B` is split into a per-port headroom (absorbs what is in flight
+//!   after a PAUSE is sent), an optional reserve per (ingress port, class), and the
+//!   shared pool.
+//! * Each (ingress port, class) is charged for the packets it brought in. Its
+//!   shared use is what it holds beyond its reserve. The PFC threshold is dynamic,
+//!   `alpha x (free shared pool)` (alpha = 1/8 triggers PFC at ~11 % of the free
+//!   buffer, HPCC §5.1), or static.
+//! * A packet that would push the (port, class) past the threshold goes to
+//!   headroom; when the headroom is full too, it is dropped (and counted) - with
+//!   enough headroom this never happens.
+//! * XOFF is sent when the (port, class) holds headroom or reaches the threshold;
+//!   XON once the headroom has drained and the shared use is `resume_offset` below
+//!   the threshold (DCQCN §4: two MTUs). Bytes leave headroom first.
+//! * Without PFC (lossy), packets are admitted while their egress queue stays below
+//!   `egress_alpha x (free buffer)` (HPCC §5.3 footnote 6 uses alpha = 1) and the
+//!   buffer has room; otherwise dropped.
+//!
+//! Egress bytes per (port, class) are kept for ECN marking and diagnostics.
+
+use crate::port::CLASSES;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PfcThreshold {
+    /// `alpha x (pool - shared_used)`, with alpha per ingress port.
+    Dynamic,
+    /// A fixed number of bytes per (ingress port, class).
+    Static(u64),
+}
+
+#[derive(Clone, Debug)]
+pub struct MmuConfig {
+    pub buffer: u64,
+    /// PFC on: lossless classes, headroom, XOFF/XON.
+    pub lossless: bool,
+    pub threshold: PfcThreshold,
+    /// Dynamic-threshold alpha per port.
+    pub alpha: Vec<f64>,
+    /// Headroom per port; each (port, class) may use up to this much.
+    pub headroom: Vec<u64>,
+    /// Bytes reserved per (ingress port, class) before the shared pool is used.
+    pub reserve: u64,
+    /// Subtract the reserve from the pool once per port (as the ns-3 model does)
+    /// rather than once per (port, class).
+    pub reserve_once_per_port: bool,
+    /// XON hysteresis below the threshold.
+    pub resume_offset: u64,
+    /// Lossy mode: egress dynamic-threshold alpha.
+    pub egress_alpha: f64,
+}
+
+/// The outcome of an admission check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    Shared,
+    Headroom,
+    Drop,
+}
+
+#[derive(Clone, Debug)]
+pub struct Mmu {
+    pub cfg: MmuConfig,
+    /// Per (ingress port, class): bytes charged outside headroom.
+    ingress: Vec<u64>,
+    /// Per (ingress port, class): bytes in headroom.
+    hdrm: Vec<u64>,
+    /// Per (egress port, class): bytes queued.
+    egress: Vec<u64>,
+    /// Per (ingress port, class): an XOFF is in force upstream.
+    xoff: Vec<bool>,
+    /// Bytes of the shared pool in use (beyond reserves).
+    shared_used: u64,
+    /// Bytes held in total.
+    total_used: u64,
+    pool: u64,
+    peak_used: u64,
+}
+
+#[inline]
+fn ix(port: u16, class: u8) -> usize {
+    port as usize * CLASSES + class as usize
+}
+
+impl Mmu {
+    pub fn new(cfg: MmuConfig) -> Mmu {
+        let ports = cfg.headroom.len();
+        let hdrm_total: u64 = if cfg.lossless {
+            cfg.headroom.iter().sum()
+        } else {
+            0
+        };
+        let reserve_total = if cfg.reserve_once_per_port {
+            cfg.reserve * ports as u64
+        } else {
+            cfg.reserve * (ports * CLASSES) as u64
+        };
+        let pool = cfg.buffer.saturating_sub(hdrm_total + reserve_total);
+        let n = ports * CLASSES;
+        Mmu {
+            cfg,
+            ingress: vec![0; n],
+            hdrm: vec![0; n],
+            egress: vec![0; n],
+            xoff: vec![false; n],
+            shared_used: 0,
+            total_used: 0,
+            pool,
+            peak_used: 0,
+        }
+    }
+
+    /// Size of the shared pool.
+    pub fn pool(&self) -> u64 {
+        self.pool
+    }
+    /// Bytes the switch holds.
+    pub fn used(&self) -> u64 {
+        self.total_used
+    }
+    pub fn peak_used(&self) -> u64 {
+        self.peak_used
+    }
+    pub fn shared_used(&self) -> u64 {
+        self.shared_used
+    }
+    pub fn egress_bytes(&self, port: u16, class: u8) -> u64 {
+        self.egress[ix(port, class)]
+    }
+    /// Bytes charged to (ingress port, class), headroom included.
+    pub fn ingress_bytes(&self, port: u16, class: u8) -> u64 {
+        let i = ix(port, class);
+        self.ingress[i] + self.hdrm[i]
+    }
+    pub fn headroom_bytes(&self, port: u16, class: u8) -> u64 {
+        self.hdrm[ix(port, class)]
+    }
+    pub fn is_xoff(&self, port: u16, class: u8) -> bool {
+        self.xoff[ix(port, class)]
+    }
+
+    #[inline]
+    fn shared_of(&self, i: usize) -> u64 {
+        self.ingress[i].saturating_sub(self.cfg.reserve)
+    }
+
+    /// The PFC (XOFF) threshold of an ingress port now.
+    #[inline]
+    pub fn threshold(&self, port: u16) -> u64 {
+        match self.cfg.threshold {
+            PfcThreshold::Static(t) => t,
+            PfcThreshold::Dynamic => {
+                let free = self.pool.saturating_sub(self.shared_used);
+                (self.cfg.alpha[port as usize] * free as f64) as u64
+            }
+        }
+    }
+
+    /// Decides whether a packet of `size` bytes arriving on (`inp`, `class`) for
+    /// egress `out` is admitted, and charges it if so.
+    #[inline]
+    pub fn admit(&mut self, inp: u16, class: u8, out: u16, size: u64) -> Admit {
+        let i = ix(inp, class);
+        let verdict = if self.cfg.lossless {
+            let shared = self.shared_of(i);
+            let over = shared + size > self.threshold(inp);
+            if self.total_used + size > self.cfg.buffer
+                || (over && self.hdrm[i] + size > self.cfg.headroom[inp as usize])
+            {
+                Admit::Drop
+            } else if over {
+                Admit::Headroom
+            } else {
+                Admit::Shared
+            }
+        } else {
+            let free = self.cfg.buffer.saturating_sub(self.total_used);
+            let limit = (self.cfg.egress_alpha * free as f64) as u64;
+            if self.total_used + size > self.cfg.buffer
+                || self.egress[ix(out, class)] + size > limit
+            {
+                Admit::Drop
+            } else {
+                Admit::Shared
+            }
+        };
+        match verdict {
+            Admit::Drop => return Admit::Drop,
+            Admit::Headroom => self.hdrm[i] += size,
+            Admit::Shared => {
+                let before = self.shared_of(i);
+                self.ingress[i] += size;
+                self.shared_used += self.shared_of(i) - before;
+            }
+        }
+        self.egress[ix(out, class)] += size;
+        self.total_used += size;
+        self.peak_used = self.peak_used.max(self.total_used);
+        verdict
+    }
+
+    /// Releases a departing packet: headroom first, then the ingress charge.
+    #[inline]
+    pub fn release(&mut self, inp: u16, class: u8, out: u16, size: u64) {
+        let i = ix(inp, class);
+        let from_hdrm = size.min(self.hdrm[i]);
+        self.hdrm[i] -= from_hdrm;
+        let rest = size - from_hdrm;
+        if rest > 0 {
+            let before = self.shared_of(i);
+            assert!(self.ingress[i] >= rest, "MMU released more than it charged");
+            self.ingress[i] -= rest;
+            self.shared_used -= before - self.shared_of(i);
+        }
+        let o = ix(out, class);
+        assert!(self.egress[o] >= size, "MMU egress accounting underflow");
+        self.egress[o] -= size;
+        self.total_used -= size;
+    }
+
+    /// True when an XOFF for (`inp`, `class`) should be sent now; marks it sent.
+    #[inline]
+    pub fn check_xoff(&mut self, inp: u16, class: u8) -> bool {
+        let i = ix(inp, class);
+        if !self.cfg.lossless || self.xoff[i] {
+            return false;
+        }
+        if self.hdrm[i] > 0 || self.shared_of(i) >= self.threshold(inp) {
+            self.xoff[i] = true;
+            return true;
+        }
+        false
+    }
+
+    /// True when an XON for (`inp`, `class`) should be sent now; marks it sent.
+    #[inline]
+    pub fn check_xon(&mut self, inp: u16, class: u8) -> bool {
+        let i = ix(inp, class);
+        if !self.xoff[i] || self.hdrm[i] > 0 {
+            return false;
+        }
+        let shared = self.shared_of(i);
+        if shared == 0 || shared + self.cfg.resume_offset <= self.threshold(inp) {
+            self.xoff[i] = false;
+            return true;
+        }
+        false
+    }
+
+    /// Forgets an XOFF (used when a timed pause lapses on its own).
+    pub fn clear_xoff(&mut self, inp: u16, class: u8) {
+        self.xoff[ix(inp, class)] = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mmu(lossless: bool) -> Mmu {
+        Mmu::new(MmuConfig {
+            buffer: 1_000_000,
+            lossless,
+            threshold: PfcThreshold::Dynamic,
+            alpha: vec![0.125; 4],
+            headroom: vec![25_000; 4],
+            reserve: 0,
+            reserve_once_per_port: false,
+            resume_offset: 2_000,
+            egress_alpha: 1.0,
+        })
+    }
+
+    #[test]
+    fn the_dynamic_threshold_settles_at_one_ninth_of_the_pool() {
+        let mut m = mmu(true);
+        assert_eq!(m.pool(), 900_000);
+        // Fill one ingress queue until XOFF: q >= (pool - q) / 8  <=>  q >= pool / 9.
+        let mut q = 0;
+        while !m.check_xoff(1, 3) {
+            assert_eq!(m.admit(1, 3, 0, 1000), Admit::Shared);
+            q += 1000;
+        }
+        assert_eq!(q, 100_000);
+    }
+
+    #[test]
+    fn past_the_threshold_packets_go_to_headroom_then_drop() {
+        let mut m = mmu(true);
+        let cfg = MmuConfig {
+            threshold: PfcThreshold::Static(10_000),
+            ..m.cfg.clone()
+        };
+        m = Mmu::new(cfg);
+        for _ in 0..10 {
+            assert_eq!(m.admit(0, 3, 1, 1000), Admit::Shared);
+        }
+        for _ in 0..25 {
+            assert_eq!(m.admit(0, 3, 1, 1000), Admit::Headroom);
+        }
+        assert_eq!(m.admit(0, 3, 1, 1000), Admit::Drop);
+        assert_eq!(m.ingress_bytes(0, 3), 35_000);
+        assert_eq!(m.egress_bytes(1, 3), 35_000);
+    }
+
+    #[test]
+    fn xon_needs_empty_headroom_and_the_resume_offset() {
+        let cfg = MmuConfig {
+            threshold: PfcThreshold::Static(10_000),
+            ..mmu(true).cfg
+        };
+        let mut m = Mmu::new(cfg);
+        for _ in 0..12 {
+            m.admit(0, 3, 1, 1000);
+        }
+        assert!(m.check_xoff(0, 3));
+        assert!(!m.check_xoff(0, 3), "XOFF is sent once");
+        // 10 KB shared + 2 KB headroom. Draining 2 KB empties the headroom first.
+        m.release(0, 3, 1, 1000);
+        m.release(0, 3, 1, 1000);
+        assert_eq!(m.headroom_bytes(0, 3), 0);
+        assert!(!m.check_xon(0, 3), "10 KB + 2 KB offset > 10 KB threshold");
+        m.release(0, 3, 1, 1000);
+        m.release(0, 3, 1, 1000);
+        assert!(m.check_xon(0, 3), "8 KB + 2 KB <= 10 KB");
+    }
+
+    #[test]
+    fn lossy_mode_drops_beyond_the_egress_threshold() {
+        let mut m = mmu(false);
+        // alpha = 1: an egress queue may hold up to the free buffer, i.e. half of B.
+        let mut held = 0;
+        while m.admit(0, 3, 1, 1000) != Admit::Drop {
+            held += 1000;
+        }
+        assert_eq!(held, 500_000);
+        assert!(!m.check_xoff(0, 3), "no PFC when lossy");
+    }
+
+    #[test]
+    fn release_restores_every_counter() {
+        let mut m = mmu(true);
+        let admitted = (0..200)
+            .filter(|_| m.admit(2, 1, 3, 1500) != Admit::Drop)
+            .count();
+        assert!(admitted > 60, "{admitted}");
+        assert!(m.headroom_bytes(2, 1) > 0);
+        for _ in 0..admitted {
+            m.release(2, 1, 3, 1500);
+        }
+        assert_eq!(
+            (
+                m.used(),
+                m.shared_used(),
+                m.ingress_bytes(2, 1),
+                m.egress_bytes(3, 1)
+            ),
+            (0, 0, 0, 0)
+        );
+    }
+}

@@ -1,0 +1,125 @@
+//! Switch: per-port egress queues (8 classes), a shared-buffer MMU with PFC, RED/ECN
+//! marking, INT stamping and ECMP. One model, used for every switch.
+//!
+//! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
+//! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
+//! are served packet-by-packet round robin, skipping paused and empty classes.
+//! The forwarding logic itself is in `sim::switching`.
+
+pub mod ecn;
+pub mod mmu;
+
+use crate::packet::PktQueue;
+use crate::port::{CLASSES, Egress};
+use crate::topology::NodeId;
+use rand_chacha::ChaCha8Rng;
+
+pub struct SwitchPort {
+    pub eg: Egress,
+    pub queues: [PktQueue; CLASSES],
+    /// Bit mask of non-empty classes.
+    pub nonempty: u8,
+    /// Last data class served (round robin).
+    pub rr: u8,
+    /// Bytes queued at this port, all classes.
+    pub bytes: u64,
+    /// Most bytes ever queued at this port.
+    pub peak_bytes: u64,
+    /// Bytes ever enqueued here (INT rx counter, HPCC §3.4 rxRate variant).
+    pub rx_bytes: u64,
+    /// RED/ECN parameters for this port's rate; `None` = no marking.
+    pub red: Option<ecn::Red>,
+}
+
+impl SwitchPort {
+    pub fn new(eg: Egress, red: Option<ecn::Red>) -> SwitchPort {
+        SwitchPort {
+            eg,
+            queues: [PktQueue::default(); CLASSES],
+            nonempty: 0,
+            rr: 0,
+            bytes: 0,
+            peak_bytes: 0,
+            rx_bytes: 0,
+            red,
+        }
+    }
+
+    /// The class to serve next, if any: control first, then data round robin.
+    #[inline]
+    pub fn pick_class(&self) -> Option<u8> {
+        if self.nonempty & 1 != 0 {
+            return Some(0);
+        }
+        let ready = self.nonempty & !self.eg.paused & !1;
+        if ready == 0 {
+            return None;
+        }
+        // Round robin over classes 1..=7, starting after the last served.
+        for k in 1..CLASSES as u8 {
+            let c = (self.rr + k - 1) % (CLASSES as u8 - 1) + 1;
+            if ready & (1 << c) != 0 {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// Something could be sent now (ignoring the port being busy).
+    #[inline]
+    pub fn has_ready(&self) -> bool {
+        self.nonempty & (1 | !self.eg.paused) != 0
+    }
+}
+
+pub struct Switch {
+    pub node: NodeId,
+    /// Index among switches (routing table row).
+    pub idx: u32,
+    pub ports: Vec<SwitchPort>,
+    pub mmu: mmu::Mmu,
+    pub ecmp_seed: u64,
+    pub rng: ChaCha8Rng,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Serialization;
+    use crate::topology::PortInfo;
+    use crate::units::{Delta, Rate};
+
+    fn port() -> SwitchPort {
+        let info = PortInfo {
+            peer: NodeId(0),
+            peer_port: 0,
+            rate: Rate::from_gbps(100),
+            delay: Delta::from_us(1),
+            loss: 0.0,
+        };
+        SwitchPort::new(Egress::new(&info, Serialization::Exact), None)
+    }
+
+    #[test]
+    fn control_class_goes_first_and_data_classes_take_turns() {
+        let mut p = port();
+        p.nonempty = 0b0000_1001; // classes 0 and 3
+        assert_eq!(p.pick_class(), Some(0));
+        p.nonempty = 0b0010_1000; // classes 3 and 5
+        p.rr = 3;
+        assert_eq!(p.pick_class(), Some(5));
+        p.rr = 5;
+        assert_eq!(p.pick_class(), Some(3));
+    }
+
+    #[test]
+    fn paused_classes_are_skipped_but_control_is_not() {
+        let mut p = port();
+        p.nonempty = 0b0000_1001;
+        p.eg.paused = 0b0000_1001;
+        assert_eq!(p.pick_class(), Some(0));
+        p.nonempty = 0b0000_1000;
+        assert_eq!(p.pick_class(), None);
+        assert!(!p.has_ready());
+    }
+}

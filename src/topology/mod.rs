@@ -1,0 +1,312 @@
+//! Topology: hosts and switches joined by full-duplex links.
+//!
+//! A [`TopologySpec`] is the plain description (node kinds and a link list) that
+//! generators and file readers produce. [`Topology::build`] validates it and turns
+//! it into ports: every link gives one port at each end, numbered in link order.
+//! Each host has exactly one port (one NIC port, as the papers' hosts have).
+//! Routing (equal-cost shortest paths for ECMP) lives in [`routing`].
+
+pub mod builders;
+pub mod ns3;
+pub mod routing;
+
+use crate::units::{Delta, Rate};
+
+/// Index of a node (host or switch) in the topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+/// One full-duplex link; both directions have the same rate, delay and loss.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSpec {
+    pub a: NodeId,
+    pub b: NodeId,
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Delta,
+    /// Probability that a packet is lost on this link (each direction), in [0, 1).
+    pub loss: f64,
+}
+
+/// A topology as generators and files describe it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TopologySpec {
+    pub kinds: Vec<NodeKind>,
+    pub links: Vec<LinkSpec>,
+    /// Optional human names per node (e.g. "T1", "L2"); empty means numbers.
+    pub names: Vec<String>,
+}
+
+impl TopologySpec {
+    pub fn add_node(&mut self, kind: NodeKind) -> NodeId {
+        self.kinds.push(kind);
+        NodeId(self.kinds.len() as u32 - 1)
+    }
+    pub fn add_link(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: Delta) {
+        self.links.push(LinkSpec {
+            a,
+            b,
+            rate,
+            delay,
+            loss: 0.0,
+        });
+    }
+    pub fn hosts(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| **k == NodeKind::Host)
+            .map(|(i, _)| NodeId(i as u32))
+    }
+    pub fn num_hosts(&self) -> usize {
+        self.kinds.iter().filter(|k| **k == NodeKind::Host).count()
+    }
+    pub fn num_switches(&self) -> usize {
+        self.kinds.len() - self.num_hosts()
+    }
+
+    /// Checks the physical facts every run relies on. The message names the
+    /// offending link or node; callers add the file name.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.kinds.len();
+        if self.num_hosts() < 2 {
+            return Err(format!(
+                "the topology has {} host(s); at least 2 are needed",
+                self.num_hosts()
+            ));
+        }
+        if self.num_switches() == 0 {
+            return Err("the topology has no switch; hosts must connect through switches".into());
+        }
+        let mut host_links = vec![0u32; n];
+        for (i, l) in self.links.iter().enumerate() {
+            let what = format!("link {i} ({} - {})", l.a, l.b);
+            if l.a.idx() >= n || l.b.idx() >= n {
+                return Err(format!(
+                    "{what}: node id out of range (valid: 0..{})",
+                    n - 1
+                ));
+            }
+            if l.a == l.b {
+                return Err(format!("{what}: connects a node to itself"));
+            }
+            if l.rate.bps() == 0 {
+                return Err(format!("{what}: rate must be > 0, e.g. \"100Gbps\""));
+            }
+            if !(0.0..1.0).contains(&l.loss) {
+                return Err(format!("{what}: loss rate {} must be in [0, 1)", l.loss));
+            }
+            for end in [l.a, l.b] {
+                if self.kinds[end.idx()] == NodeKind::Host {
+                    host_links[end.idx()] += 1;
+                }
+            }
+            if self.kinds[l.a.idx()] == NodeKind::Host && self.kinds[l.b.idx()] == NodeKind::Host {
+                return Err(format!(
+                    "{what}: joins two hosts; hosts must connect to a switch"
+                ));
+            }
+        }
+        for h in self.hosts() {
+            match host_links[h.idx()] {
+                1 => {}
+                0 => {
+                    return Err(format!(
+                        "host {h} has no link (each host needs exactly one link to a switch)"
+                    ));
+                }
+                c => {
+                    return Err(format!(
+                        "host {h} has {c} links; each host has one NIC port, so exactly one link"
+                    ));
+                }
+            }
+        }
+        // Connectivity over all nodes.
+        let mut adj = vec![Vec::new(); n];
+        for l in &self.links {
+            adj[l.a.idx()].push(l.b.idx());
+            adj[l.b.idx()].push(l.a.idx());
+        }
+        let start = self.hosts().next().map(|h| h.idx()).unwrap_or(0);
+        let mut seen = vec![false; n];
+        let mut stack = vec![start];
+        seen[start] = true;
+        while let Some(u) = stack.pop() {
+            for &v in &adj[u] {
+                if !seen[v] {
+                    seen[v] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        if let Some(h) = self.hosts().find(|h| !seen[h.idx()]) {
+            return Err(format!(
+                "the topology is disconnected: host {h} cannot reach host {start}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One port of a node: the local end of a link.
+#[derive(Clone, Debug)]
+pub struct PortInfo {
+    pub peer: NodeId,
+    pub peer_port: u16,
+    pub rate: Rate,
+    pub delay: Delta,
+    pub loss: f64,
+}
+
+/// A validated topology with ports and routes.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub spec: TopologySpec,
+    /// Ports of each node, indexed by node id.
+    pub ports: Vec<Vec<PortInfo>>,
+    /// Dense index of each node among its kind (host index or switch index).
+    pub kind_index: Vec<u32>,
+    pub hosts: Vec<NodeId>,
+    pub switches: Vec<NodeId>,
+    pub routes: routing::Routes,
+}
+
+impl Topology {
+    /// Validates `spec` and builds ports and routes.
+    pub fn build(spec: TopologySpec) -> Result<Topology, String> {
+        spec.validate()?;
+        let n = spec.kinds.len();
+        let mut ports: Vec<Vec<PortInfo>> = vec![Vec::new(); n];
+        for l in &spec.links {
+            let pa = ports[l.a.idx()].len();
+            let pb = ports[l.b.idx()].len();
+            if pa >= u16::MAX as usize || pb >= u16::MAX as usize {
+                return Err(format!("node {} or {} has more than 65535 ports", l.a, l.b));
+            }
+            ports[l.a.idx()].push(PortInfo {
+                peer: l.b,
+                peer_port: pb as u16,
+                rate: l.rate,
+                delay: l.delay,
+                loss: l.loss,
+            });
+            ports[l.b.idx()].push(PortInfo {
+                peer: l.a,
+                peer_port: pa as u16,
+                rate: l.rate,
+                delay: l.delay,
+                loss: l.loss,
+            });
+        }
+        let mut kind_index = vec![0u32; n];
+        let mut hosts = Vec::new();
+        let mut switches = Vec::new();
+        for (i, k) in spec.kinds.iter().enumerate() {
+            match k {
+                NodeKind::Host => {
+                    kind_index[i] = hosts.len() as u32;
+                    hosts.push(NodeId(i as u32));
+                }
+                NodeKind::Switch => {
+                    kind_index[i] = switches.len() as u32;
+                    switches.push(NodeId(i as u32));
+                }
+            }
+        }
+        let routes = routing::Routes::compute(&spec, &ports, &switches, &kind_index)?;
+        Ok(Topology {
+            spec,
+            ports,
+            kind_index,
+            hosts,
+            switches,
+            routes,
+        })
+    }
+
+    pub fn kind(&self, n: NodeId) -> NodeKind {
+        self.spec.kinds[n.idx()]
+    }
+    pub fn is_host(&self, n: NodeId) -> bool {
+        self.kind(n) == NodeKind::Host
+    }
+    /// The host's only port.
+    pub fn host_port(&self, h: NodeId) -> &PortInfo {
+        &self.ports[h.idx()][0]
+    }
+    pub fn name(&self, n: NodeId) -> String {
+        self.spec
+            .names
+            .get(n.idx())
+            .filter(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_else(|| n.to_string())
+    }
+    /// Approximate memory held by the topology and its routes, in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        let ports: usize = self
+            .ports
+            .iter()
+            .map(|p| p.capacity() * std::mem::size_of::<PortInfo>())
+            .sum();
+        ports
+            + self.routes.memory_bytes()
+            + self.spec.links.capacity() * std::mem::size_of::<LinkSpec>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::builders::star;
+
+    #[test]
+    fn star_builds_one_port_per_host_and_one_per_host_at_the_switch() {
+        let t = Topology::build(star(4, Rate::from_gbps(100), Delta::from_us(1))).unwrap();
+        assert_eq!(t.hosts.len(), 4);
+        assert_eq!(t.switches.len(), 1);
+        for &h in &t.hosts {
+            assert_eq!(t.ports[h.idx()].len(), 1);
+        }
+        assert_eq!(t.ports[t.switches[0].idx()].len(), 4);
+    }
+
+    #[test]
+    fn disconnected_topologies_are_rejected() {
+        let mut s = star(2, Rate::from_gbps(100), Delta::from_us(1));
+        let sw = s.add_node(NodeKind::Switch);
+        let h = s.add_node(NodeKind::Host);
+        s.add_link(sw, h, Rate::from_gbps(100), Delta::from_us(1));
+        let err = Topology::build(s).unwrap_err();
+        assert!(err.contains("disconnected"), "{err}");
+    }
+
+    #[test]
+    fn zero_rate_links_and_self_links_are_rejected() {
+        let mut s = star(2, Rate::from_gbps(100), Delta::from_us(1));
+        s.links[0].rate = Rate(0);
+        assert!(s.validate().unwrap_err().contains("rate must be > 0"));
+        let mut s = star(2, Rate::from_gbps(100), Delta::from_us(1));
+        s.links[0].b = s.links[0].a;
+        assert!(s.validate().unwrap_err().contains("itself"));
+    }
+}

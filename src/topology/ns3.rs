@@ -1,0 +1,289 @@
+//! Readers for the HPCC ns-3 simulator's text files (alibaba-edu/High-Precision-
+//! Congestion-Control, `mix/`), so its users bring experiments over unchanged.
+//!
+//! Topology file: `N_nodes N_switches N_links`, then the switch ids, then one link
+//! per line `src dst rate delay error_rate` (e.g. `0 320 100Gbps 1000ns 0`). Like
+//! ns-3 (which reads with `>>`), tokens may be spread over lines, and only the
+//! declared number of links is read; anything after them is ignored.
+//!
+//! Flow file: `N`, then `src dst pg dport size start_seconds` per flow. A variant
+//! with a leading flow-id column (7 columns) is accepted too.
+
+use super::{LinkSpec, NodeId, NodeKind, TopologySpec};
+use crate::error::InputError;
+use crate::units::{Delta, SimTime, parse_delta, parse_rate};
+use crate::workload::FlowSpec;
+use std::path::Path;
+
+/// Whitespace tokens with the line they came from.
+struct Tokens<'a> {
+    file: &'a Path,
+    toks: Vec<(usize, &'a str)>,
+    pos: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(file: &'a Path, text: &'a str) -> Self {
+        let toks = text
+            .lines()
+            .enumerate()
+            .flat_map(|(i, l)| l.split_whitespace().map(move |t| (i + 1, t)))
+            .collect();
+        Tokens { file, toks, pos: 0 }
+    }
+    fn err(&self, line: usize, msg: impl Into<String>) -> InputError {
+        InputError::in_file(self.file, format!("line {line}"), msg)
+    }
+    fn next(&mut self, what: &str) -> Result<(usize, &'a str), InputError> {
+        match self.toks.get(self.pos) {
+            Some(&t) => {
+                self.pos += 1;
+                Ok(t)
+            }
+            None => {
+                let line = self.toks.last().map(|t| t.0).unwrap_or(1);
+                Err(self.err(line, format!("file ends where {what} was expected")))
+            }
+        }
+    }
+    fn int<T: std::str::FromStr>(&mut self, what: &str) -> Result<(usize, T), InputError> {
+        let (line, t) = self.next(what)?;
+        t.parse::<T>().map(|v| (line, v)).map_err(|_| {
+            self.err(
+                line,
+                format!("{what} \"{t}\" is not a valid non-negative integer"),
+            )
+        })
+    }
+    fn float(&mut self, what: &str) -> Result<(usize, f64), InputError> {
+        let (line, t) = self.next(what)?;
+        match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok((line, v)),
+            _ => Err(self.err(line, format!("{what} \"{t}\" is not a number"))),
+        }
+    }
+    fn peek_line_len(&self) -> usize {
+        let Some(&(line, _)) = self.toks.get(self.pos) else {
+            return 0;
+        };
+        self.toks[self.pos..]
+            .iter()
+            .take_while(|t| t.0 == line)
+            .count()
+    }
+}
+
+fn read(path: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| InputError::in_file(path, "", format!("cannot read: {e}")))
+}
+
+/// Reads a topology file in the HPCC ns-3 format.
+pub fn read_topology(path: &Path) -> Result<TopologySpec, InputError> {
+    let text = read(path)?;
+    parse_topology(path, &text)
+}
+
+pub fn parse_topology(path: &Path, text: &str) -> Result<TopologySpec, InputError> {
+    let mut t = Tokens::new(path, text);
+    let (_, n_nodes) = t.int::<u32>("the node count")?;
+    let (_, n_switches) = t.int::<u32>("the switch count")?;
+    let (_, n_links) = t.int::<u32>("the link count")?;
+    if n_switches > n_nodes {
+        return Err(t.err(1, format!("{n_switches} switches but only {n_nodes} nodes")));
+    }
+    let mut kinds = vec![NodeKind::Host; n_nodes as usize];
+    for _ in 0..n_switches {
+        let (line, id) = t.int::<u32>("a switch id")?;
+        if id >= n_nodes {
+            return Err(t.err(
+                line,
+                format!(
+                    "switch id {id} is out of range (valid: 0..{})",
+                    n_nodes.saturating_sub(1)
+                ),
+            ));
+        }
+        kinds[id as usize] = NodeKind::Switch;
+    }
+    let mut links = Vec::with_capacity(n_links as usize);
+    for _ in 0..n_links {
+        let (line, a) = t.int::<u32>("a link's first node")?;
+        let (_, b) = t.int::<u32>("a link's second node")?;
+        let (_, rate_s) = t.next("a link rate")?;
+        let rate = parse_rate(rate_s).map_err(|e| t.err(line, format!("link rate {e}")))?;
+        let (_, delay_s) = t.next("a link delay")?;
+        let delay: Delta =
+            parse_delta(delay_s).map_err(|e| t.err(line, format!("link delay {e}")))?;
+        let (_, loss) = t.float("a link error rate")?;
+        for id in [a, b] {
+            if id >= n_nodes {
+                return Err(t.err(
+                    line,
+                    format!(
+                        "node {id} is out of range (valid: 0..{})",
+                        n_nodes.saturating_sub(1)
+                    ),
+                ));
+            }
+        }
+        if rate.bps() == 0 {
+            return Err(t.err(line, "link rate must be > 0, e.g. 100Gbps"));
+        }
+        if !(0.0..1.0).contains(&loss) {
+            return Err(t.err(line, format!("error rate {loss} must be in [0, 1)")));
+        }
+        links.push(LinkSpec {
+            a: NodeId(a),
+            b: NodeId(b),
+            rate,
+            delay,
+            loss,
+        });
+    }
+    let spec = TopologySpec {
+        kinds,
+        links,
+        names: Vec::new(),
+    };
+    spec.validate()
+        .map_err(|m| InputError::in_file(path, "", m))?;
+    Ok(spec)
+}
+
+/// Reads a flow file in the HPCC ns-3 format (with or without a flow-id column).
+pub fn read_flows(path: &Path) -> Result<Vec<FlowSpec>, InputError> {
+    let text = read(path)?;
+    parse_flows(path, &text)
+}
+
+pub fn parse_flows(path: &Path, text: &str) -> Result<Vec<FlowSpec>, InputError> {
+    let mut t = Tokens::new(path, text);
+    let (_, n) = t.int::<u32>("the flow count")?;
+    let mut flows = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        if t.peek_line_len() == 7 {
+            t.int::<u64>("a flow id")?;
+        }
+        let (line, src) = t.int::<u32>("a flow's source")?;
+        let (_, dst) = t.int::<u32>("a flow's destination")?;
+        let (_, pg) = t.int::<u8>("a flow's priority group")?;
+        let (_, dport) = t.int::<u16>("a flow's destination port")?;
+        let (_, size) = t.int::<u64>("a flow's size")?;
+        let (_, start) = t.float("a flow's start time")?;
+        if start < 0.0 {
+            return Err(t.err(line, format!("start time {start} s is negative")));
+        }
+        if pg > 7 {
+            return Err(t.err(
+                line,
+                format!("priority group {pg} is out of range (valid: 0..7)"),
+            ));
+        }
+        flows.push(FlowSpec {
+            src: NodeId(src),
+            dst: NodeId(dst),
+            size,
+            start: SimTime(Delta::from_secs_f64(start).ps()),
+            class: pg,
+            dport,
+        });
+    }
+    Ok(flows)
+}
+
+/// Writes flows in the ns-3 flow-file format (`src dst pg dport size start_s`).
+pub fn format_flows(flows: &[FlowSpec]) -> String {
+    let mut s = format!("{}\n", flows.len());
+    for f in flows {
+        s.push_str(&format!(
+            "{} {} {} {} {} {:.9}\n",
+            f.src,
+            f.dst,
+            f.class,
+            f.dport,
+            f.size,
+            f.start.as_secs_f64()
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Topology;
+    use crate::units::Rate;
+
+    fn data(p: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/hpcc-ns3")
+            .join(p)
+    }
+
+    #[test]
+    fn the_shipped_fat_tree_loads_as_is() {
+        let spec = read_topology(&data("mix/fat.txt")).unwrap();
+        assert_eq!(spec.kinds.len(), 376);
+        assert_eq!(spec.num_hosts(), 320);
+        assert_eq!(spec.links.len(), 480);
+        let t = Topology::build(spec).unwrap();
+        assert_eq!(t.switches.len(), 56);
+    }
+
+    #[test]
+    fn the_example_star_reads_only_the_declared_links() {
+        let spec = read_topology(&data("mix/topology.txt")).unwrap();
+        assert_eq!(spec.links.len(), 65);
+        assert_eq!(spec.links[0].delay, Delta::from_us(1));
+        assert_eq!(spec.links[0].rate, Rate::from_gbps(100));
+    }
+
+    #[test]
+    fn flow_files_load_and_respect_the_declared_count() {
+        let flows = read_flows(&data("mix/flow.txt")).unwrap();
+        assert_eq!(flows.len(), 2);
+        assert_eq!(flows[0].size, 200_000_000);
+        assert_eq!(flows[0].start, SimTime(2 * crate::units::PS_PER_S));
+        let flows = read_flows(&data(
+            "generated/scenarios/fat_fbhdp_l30_100G_1ms_seed1.txt",
+        ))
+        .unwrap();
+        assert_eq!(flows.len(), 9547);
+        assert_eq!(flows[0].start, SimTime(2_000_000_067_000));
+    }
+
+    #[test]
+    fn the_flow_id_column_variant_is_accepted() {
+        let f = parse_flows(
+            Path::new("f.txt"),
+            "2\n7 1 0 3 100 5000 0.5\n8 2 0 3 100 6000 0.6\n",
+        )
+        .unwrap();
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[1].size, 6000);
+        assert_eq!(f[1].src, NodeId(2));
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_their_line_number() {
+        let e = parse_topology(
+            Path::new("t.txt"),
+            "3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 fast 1us 0\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string().split(':').take(2).collect::<Vec<_>>(),
+            ["t.txt", " line 4"]
+        );
+        let e = parse_flows(Path::new("f.txt"), "2\n1 0 3 100 5000 0.5\n").unwrap_err();
+        assert!(e.to_string().contains("file ends"), "{e}");
+    }
+
+    #[test]
+    fn flows_round_trip_through_the_ns3_format() {
+        let flows = read_flows(&data("generated/scenarios/incast16_flow_1MB.txt")).unwrap();
+        let again = parse_flows(Path::new("x"), &format_flows(&flows)).unwrap();
+        assert_eq!(flows, again);
+    }
+}

@@ -1,0 +1,182 @@
+//! Equal-cost shortest-path routes for ECMP.
+//!
+//! Hosts never forward, and each host hangs off one switch (its *attachment*
+//! switch). So a switch's next hops toward host `h` depend only on `h`'s
+//! attachment switch, except at that switch itself, where the next hop is `h`'s
+//! port. We run one BFS (hop count, as in the HPCC ns-3 simulator's route
+//! computation) from every attachment switch over the switch graph and keep, for
+//! every (switch, attachment switch) pair, the ports toward neighbours one hop
+//! closer. Identical port lists are stored once.
+
+use super::{NodeId, NodeKind, PortInfo, TopologySpec};
+use std::collections::{HashMap, VecDeque};
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug, Default)]
+pub struct Routes {
+    n_attach: usize,
+    /// Attachment index of each switch (by switch index), `NONE` if it has no hosts.
+    attach_of_switch: Vec<u32>,
+    /// Per host node id: its attachment index and the pool offset of its own port.
+    host_route: Vec<(u32, u32)>,
+    /// (offset, len) into `pool` for each (switch index, attachment index).
+    table: Vec<(u32, u16)>,
+    pool: Vec<u16>,
+    /// Hop distance (switch to switch) from each switch to each attachment switch.
+    dist: Vec<u16>,
+}
+
+impl Routes {
+    pub(super) fn compute(
+        spec: &TopologySpec,
+        ports: &[Vec<PortInfo>],
+        switches: &[NodeId],
+        kind_index: &[u32],
+    ) -> Result<Routes, String> {
+        let n = spec.kinds.len();
+        let is_switch = |v: NodeId| spec.kinds[v.idx()] == NodeKind::Switch;
+        // Attachment switches, in switch order.
+        let mut attach_of_switch = vec![NONE; switches.len()];
+        let mut attach_nodes = Vec::new();
+        let mut host_route = vec![(NONE, NONE); n];
+        let mut pool: Vec<u16> = Vec::new();
+        let mut dedup: HashMap<Vec<u16>, u32> = HashMap::new();
+        let mut intern = |list: Vec<u16>, pool: &mut Vec<u16>| -> u32 {
+            *dedup.entry(list).or_insert_with_key(|l| {
+                let off = pool.len() as u32;
+                pool.extend_from_slice(l);
+                off
+            })
+        };
+        for (si, &s) in switches.iter().enumerate() {
+            for (p, port) in ports[s.idx()].iter().enumerate() {
+                if spec.kinds[port.peer.idx()] == NodeKind::Host {
+                    if attach_of_switch[si] == NONE {
+                        attach_of_switch[si] = attach_nodes.len() as u32;
+                        attach_nodes.push(s);
+                    }
+                    let off = intern(vec![p as u16], &mut pool);
+                    host_route[port.peer.idx()] = (attach_of_switch[si], off);
+                }
+            }
+        }
+        let n_attach = attach_nodes.len();
+        let mut table = vec![(0u32, 0u16); switches.len() * n_attach];
+        let mut dist_all = vec![u16::MAX; switches.len() * n_attach];
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = VecDeque::new();
+        for (ai, &a) in attach_nodes.iter().enumerate() {
+            dist.fill(u32::MAX);
+            dist[a.idx()] = 0;
+            queue.clear();
+            queue.push_back(a);
+            while let Some(u) = queue.pop_front() {
+                for port in &ports[u.idx()] {
+                    let v = port.peer;
+                    if is_switch(v) && dist[v.idx()] == u32::MAX {
+                        dist[v.idx()] = dist[u.idx()] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            for (si, &s) in switches.iter().enumerate() {
+                let d = dist[s.idx()];
+                if d == u32::MAX {
+                    continue;
+                }
+                dist_all[si * n_attach + ai] = d.min(u16::MAX as u32 - 1) as u16;
+                if d == 0 {
+                    continue;
+                }
+                let hops: Vec<u16> = ports[s.idx()]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| is_switch(p.peer) && dist[p.peer.idx()] == d - 1)
+                    .map(|(i, _)| i as u16)
+                    .collect();
+                if hops.len() > u16::MAX as usize {
+                    return Err(format!("switch {s} has too many equal-cost next hops"));
+                }
+                let len = hops.len() as u16;
+                let off = intern(hops, &mut pool);
+                table[si * n_attach + ai] = (off, len);
+            }
+        }
+        let _ = kind_index;
+        Ok(Routes {
+            n_attach,
+            attach_of_switch,
+            host_route,
+            table,
+            pool,
+            dist: dist_all,
+        })
+    }
+
+    /// Equal-cost next-hop ports at switch number `switch_idx` toward host `dst`.
+    /// Empty when `dst` is unreachable from this switch.
+    #[inline]
+    pub fn next_hops(&self, switch_idx: u32, dst: NodeId) -> &[u16] {
+        let (attach, own_port) = self.host_route[dst.idx()];
+        if attach == NONE {
+            return &[];
+        }
+        if self.attach_of_switch[switch_idx as usize] == attach {
+            return &self.pool[own_port as usize..own_port as usize + 1];
+        }
+        let (off, len) = self.table[switch_idx as usize * self.n_attach + attach as usize];
+        &self.pool[off as usize..off as usize + len as usize]
+    }
+
+    /// Switch-to-switch hop count from switch `switch_idx` to the attachment
+    /// switch of host `dst`, if reachable.
+    pub fn hops_to_attachment(&self, switch_idx: u32, dst: NodeId) -> Option<u16> {
+        let (attach, _) = self.host_route[dst.idx()];
+        if attach == NONE {
+            return None;
+        }
+        let d = self.dist[switch_idx as usize * self.n_attach + attach as usize];
+        (d != u16::MAX).then_some(d)
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.attach_of_switch.capacity() * 4
+            + self.host_route.capacity() * 8
+            + self.table.capacity() * 8
+            + self.pool.capacity() * 2
+            + self.dist.capacity() * 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::topology::builders::dumbbell;
+    use crate::topology::{NodeId, Topology};
+    use crate::units::{Delta, Rate};
+
+    #[test]
+    fn dumbbell_routes_cross_the_bottleneck_and_deliver_locally() {
+        // hosts 0,1 | switch 4 == switch 5 | hosts 2,3
+        let spec = dumbbell(
+            2,
+            2,
+            Rate::from_gbps(100),
+            Rate::from_gbps(100),
+            Delta::from_us(1),
+        );
+        let t = Topology::build(spec).unwrap();
+        let left = t.switches[0];
+        let li = t.kind_index[left.idx()];
+        // Toward a local host: its own port.
+        let h0 = NodeId(0);
+        let p = t.routes.next_hops(li, h0);
+        assert_eq!(p.len(), 1);
+        assert_eq!(t.ports[left.idx()][p[0] as usize].peer, h0);
+        // Toward a remote host: the bottleneck port.
+        let p = t.routes.next_hops(li, NodeId(2));
+        assert_eq!(p.len(), 1);
+        assert_eq!(t.ports[left.idx()][p[0] as usize].peer, t.switches[1]);
+        assert_eq!(t.routes.hops_to_attachment(li, NodeId(2)), Some(1));
+    }
+}
