@@ -65,7 +65,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     let stop = cfg.stop;
     let opts = RunOptions {
         seed: args.seed,
-        keep_samples: false,
+        ..RunOptions::default()
     };
     let bar = if args.quiet {
         ProgressBar::hidden()

@@ -56,6 +56,19 @@ pub struct QueueSample {
     pub bytes: u64,
 }
 
+/// One sample of a flow's sender state (in-memory rate trace).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSample {
+    pub time: SimTime,
+    pub flow: u32,
+    /// The controller's pacing rate.
+    pub rate: crate::units::Rate,
+    /// The controller's window, if it has one.
+    pub window: Option<u64>,
+    /// Payload bytes the receiver has in order.
+    pub delivered: u64,
+}
+
 /// What a run returns.
 #[derive(Debug)]
 pub struct RunOutputs {
@@ -64,6 +77,8 @@ pub struct RunOutputs {
     pub fct: Vec<FctRecord>,
     /// Queue samples, when kept in memory.
     pub samples: Vec<QueueSample>,
+    /// Per-flow rate samples, when traced.
+    pub rates: Vec<RateSample>,
     pub out_dir: Option<PathBuf>,
 }
 
@@ -87,6 +102,7 @@ pub struct Recorder {
     fct: Vec<FctRecord>,
     keep_samples: bool,
     samples: Vec<QueueSample>,
+    rates: Vec<RateSample>,
     io_error: Option<Error>,
 }
 
@@ -101,6 +117,7 @@ impl Recorder {
             fct: Vec::new(),
             keep_samples,
             samples: Vec::new(),
+            rates: Vec::new(),
             io_error: None,
         };
         if let Some(d) = dir {
@@ -177,6 +194,10 @@ impl Recorder {
         }
     }
 
+    pub fn rate_sample(&mut self, s: RateSample) {
+        self.rates.push(s);
+    }
+
     /// Writes summary.json and moves every file into place.
     pub fn finish(mut self, input: SummaryInput) -> Result<RunOutputs, Error> {
         if let Some(e) = self.io_error.take() {
@@ -203,6 +224,7 @@ impl Recorder {
             summary,
             fct: self.fct,
             samples: self.samples,
+            rates: self.rates,
             out_dir: self.dir,
         })
     }

@@ -40,6 +40,8 @@ pub enum Event {
     QpTimer { flow: u32 },
     /// Sample queue lengths.
     Sample,
+    /// Sample per-flow sending rates (in-memory trace).
+    RateSample,
 }
 
 /// Per-flow state.
@@ -76,6 +78,9 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Keep queue samples in memory (tests).
     pub keep_samples: bool,
+    /// Sample every active flow's rate, window and delivered bytes at this
+    /// interval, in memory (tests and model comparisons).
+    pub trace_rates: Option<Delta>,
 }
 
 pub struct Sim {
@@ -93,6 +98,7 @@ pub struct Sim {
     pub stats: Stats,
     rec: Recorder,
     sampled_ports: Vec<(u32, u16)>,
+    trace_rates: Option<Delta>,
     last_progress: SimTime,
 }
 
@@ -230,6 +236,7 @@ impl Sim {
             stats: Stats::default(),
             rec,
             sampled_ports,
+            trace_rates: opts.trace_rates,
             last_progress: SimTime::ZERO,
             cfg,
         }
@@ -258,6 +265,9 @@ impl Sim {
             if !self.sampled_ports.is_empty() {
                 self.q.schedule(t, Event::Sample);
             }
+            if self.trace_rates.is_some() {
+                self.q.schedule(t, Event::RateSample);
+            }
         }
         let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
         let total = self.flows.len();
@@ -281,6 +291,7 @@ impl Sim {
                     }
                 }
                 Event::Sample => self.sample(),
+                Event::RateSample => self.rate_sample(),
             }
             if self.flows_done == total && self.next_flow == total {
                 break;
@@ -376,6 +387,27 @@ impl Sim {
         }
         if let Some(iv) = self.cfg.output.queue_interval {
             self.q.schedule(now + iv, Event::Sample);
+        }
+    }
+
+    fn rate_sample(&mut self) {
+        use crate::cc::CongestionControl;
+        let now = self.q.now();
+        for nic in &self.nics {
+            for &fid in &nic.active {
+                let f = &self.flows[fid as usize];
+                let qp = f.send.as_ref().expect("active flows have a sender");
+                self.rec.rate_sample(crate::output::RateSample {
+                    time: now,
+                    flow: fid,
+                    rate: qp.cc.rate(),
+                    window: qp.cc.window(),
+                    delivered: f.recv.delivered,
+                });
+            }
+        }
+        if let Some(iv) = self.trace_rates {
+            self.q.schedule(now + iv, Event::RateSample);
         }
     }
 
