@@ -9,9 +9,12 @@ use crate::units::{Delta, SimTime};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// A heap entry: 8 bytes of time, 4 of sequence and the event (24 bytes with a
+/// 12-byte event). The sequence wraps; ties compare it with wrapping arithmetic,
+/// which is exact while fewer than 2^31 events are pending.
 struct Entry<E> {
     time: u64,
-    seq: u64,
+    seq: u32,
     event: E,
 }
 
@@ -28,17 +31,22 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        match other.time.cmp(&self.time) {
+            Ordering::Equal => (other.seq.wrapping_sub(self.seq) as i32).cmp(&0),
+            o => o,
+        }
     }
 }
 
 /// A min-priority queue of events keyed by `(time, insertion order)`.
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
-    next_seq: u64,
+    next_seq: u32,
     now: SimTime,
     popped: u64,
+    peak: usize,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -54,6 +62,7 @@ impl<E> EventQueue<E> {
             next_seq: 0,
             now: SimTime::ZERO,
             popped: 0,
+            peak: 0,
         }
     }
 
@@ -72,12 +81,13 @@ impl<E> EventQueue<E> {
             self.now
         );
         let seq = self.next_seq;
-        self.next_seq += 1;
+        self.next_seq = self.next_seq.wrapping_add(1);
         self.heap.push(Entry {
             time: at.0,
             seq,
             event,
         });
+        self.peak = self.peak.max(self.heap.len());
     }
 
     /// Schedules `event` after `delay` from now.
@@ -107,6 +117,10 @@ impl<E> EventQueue<E> {
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
+    /// Most events ever pending at once.
+    pub fn peak_len(&self) -> usize {
+        self.peak
+    }
     /// Events processed so far.
     pub fn processed(&self) -> u64 {
         self.popped
@@ -129,6 +143,43 @@ mod tests {
         assert_eq!(order, "axybc");
         assert_eq!(q.now(), SimTime(30));
         assert_eq!(q.processed(), 5);
+    }
+
+    #[test]
+    fn ties_stay_fifo_across_sequence_wraparound() {
+        let mut q = EventQueue::new();
+        q.next_seq = u32::MAX - 1;
+        for i in 0..4 {
+            q.schedule(SimTime(7), i);
+        }
+        let order: Vec<i32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn matches_a_sorted_reference_on_random_interleavings() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0u64;
+        let mut out = Vec::new();
+        for _ in 0..20_000 {
+            if rng.random_bool(0.55) || q.is_empty() {
+                let at = q.now().0 + rng.random_range(0..50u64) * rng.random_range(0..3u64);
+                q.schedule(SimTime(at), seq);
+                reference.push((at, seq));
+                seq += 1;
+            } else {
+                out.push(q.pop().unwrap());
+            }
+        }
+        while let Some(e) = q.pop() {
+            out.push(e);
+        }
+        reference.sort();
+        let got: Vec<(u64, u64)> = out.iter().map(|(t, s)| (t.0, *s)).collect();
+        assert_eq!(got, reference);
     }
 
     #[test]

@@ -59,8 +59,6 @@ pub struct Packet {
     pub n_hops: u8,
     /// Ingress port at the switch currently holding the packet.
     pub ingress: u16,
-    /// Bytes of this packet charged to the ingress headroom (MMU bookkeeping).
-    pub hdrm_bytes: u32,
     pub flow: u32,
     pub src: u32,
     pub dst: u32,
@@ -77,6 +75,8 @@ pub struct Packet {
     pub window: u64,
     /// PFC: pause duration in quanta (0 = resume); `u16::MAX` with X-ON/X-OFF style.
     pub pause_quanta: u16,
+    /// When the packet reaches the far end of the link it is crossing.
+    pub arrive_at: SimTime,
     pub int: [IntHop; MAX_INT_HOPS],
 }
 
@@ -91,7 +91,6 @@ impl Packet {
             last: false,
             n_hops: 0,
             ingress: 0,
-            hdrm_bytes: 0,
             flow: u32::MAX,
             src: 0,
             dst: 0,
@@ -103,8 +102,34 @@ impl Packet {
             sent_at: SimTime::ZERO,
             window: 0,
             pause_quanta: 0,
+            arrive_at: SimTime::ZERO,
             int: [IntHop::default(); MAX_INT_HOPS],
         }
+    }
+
+    /// Resets every field but the INT records (which `n_hops = 0` invalidates).
+    #[inline]
+    fn reset(&mut self, kind: PacketKind) {
+        self.next = NIL;
+        self.kind = kind;
+        self.class = 0;
+        self.ecn_ce = false;
+        self.cnp_flag = false;
+        self.last = false;
+        self.n_hops = 0;
+        self.ingress = 0;
+        self.flow = u32::MAX;
+        self.src = 0;
+        self.dst = 0;
+        self.sport = 0;
+        self.dport = 0;
+        self.seq = 0;
+        self.payload = 0;
+        self.wire = 0;
+        self.sent_at = SimTime::ZERO;
+        self.window = 0;
+        self.pause_quanta = 0;
+        self.arrive_at = SimTime::ZERO;
     }
     pub fn is_control(&self) -> bool {
         !matches!(self.kind, PacketKind::Data)
@@ -139,6 +164,20 @@ impl PacketPool {
             (self.slots.len() - 1) as PacketId
         }
     }
+    /// Allocates a fresh packet of `kind` in place (no 280-byte temporary).
+    #[inline]
+    pub fn alloc_blank(&mut self, kind: PacketKind) -> PacketId {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize].reset(kind);
+            id
+        } else {
+            self.slots.push(Packet::new(kind));
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         self.live -= 1;

@@ -6,6 +6,7 @@
 //! here; a paused class stops after the packet in flight. Switch ports and NIC
 //! ports share this state.
 
+use crate::packet::{PacketId, PacketPool, PktQueue};
 use crate::profile::Serialization;
 use crate::topology::{NodeId, PortInfo};
 use crate::units::{Delta, Rate, SimTime};
@@ -16,6 +17,8 @@ pub const CLASSES: usize = 8;
 
 #[derive(Clone, Debug)]
 pub struct Egress {
+    /// Global index of this egress port (event addressing).
+    pub gid: u32,
     pub peer: NodeId,
     pub peer_port: u16,
     pub rate: Rate,
@@ -40,10 +43,13 @@ pub struct Egress {
     pub tx_bytes: u64,
     /// Bytes of data packets put on the wire.
     pub tx_data_bytes: u64,
+    /// Packets on the wire, in order. Propagation delay is constant, so they
+    /// arrive in this order and only the head needs an event (htsim's pipe).
+    pub flight: PktQueue,
 }
 
 impl Egress {
-    pub fn new(info: &PortInfo, serialization: Serialization) -> Egress {
+    pub fn new(gid: u32, info: &PortInfo, serialization: Serialization) -> Egress {
         let bps = info.rate.bps();
         let ps_per_byte = match serialization {
             Serialization::Exact if (8 * crate::units::PS_PER_S) % bps == 0 => {
@@ -52,6 +58,7 @@ impl Egress {
             _ => None,
         };
         Egress {
+            gid,
             peer: info.peer,
             peer_port: info.peer_port,
             rate: info.rate,
@@ -67,6 +74,7 @@ impl Egress {
             paused_total: [Delta::ZERO; CLASSES],
             tx_bytes: 0,
             tx_data_bytes: 0,
+            flight: PktQueue::default(),
         }
     }
 
@@ -130,6 +138,28 @@ impl Egress {
             return None;
         }
         Some(end + self.delay)
+    }
+
+    /// Puts a packet that will reach the peer at `at` on the wire. Returns true
+    /// when it is the only one in flight, so the caller must schedule its arrival.
+    #[inline]
+    pub fn launch(&mut self, pool: &mut PacketPool, id: PacketId, at: SimTime) -> bool {
+        pool.get_mut(id).arrive_at = at;
+        let was_empty = self.flight.is_empty();
+        self.flight.push(pool, id);
+        was_empty
+    }
+
+    /// Takes the packet arriving now off the wire; also returns when the next one
+    /// arrives, if any.
+    #[inline]
+    pub fn land(&mut self, pool: &mut PacketPool) -> (PacketId, Option<SimTime>) {
+        let id = self
+            .flight
+            .pop(pool)
+            .expect("an arrival event has a packet in flight");
+        let next = self.flight.front().map(|n| pool.get(n).arrive_at);
+        (id, next)
     }
 
     /// Claims a `TxDone` at `at` unless one is already due by then. Returns true

@@ -89,6 +89,8 @@ pub struct Dcqcn {
     rc: f64,
     /// Target rate R_T, bits/s.
     rt: f64,
+    /// `rc` as a [`Rate`], kept in step.
+    rate: Rate,
     /// alpha as of `alpha_ref`.
     alpha: f64,
     alpha_ref: SimTime,
@@ -110,6 +112,7 @@ impl Dcqcn {
             line_bps: line,
             rc: line,
             rt: line,
+            rate: ctx.line_rate,
             alpha: 1.0,
             alpha_ref: ctx.now,
             t_count: 0,
@@ -149,6 +152,7 @@ impl Dcqcn {
         }
         self.rt = self.rt.min(self.line_bps);
         self.rc = ((self.rt + self.rc) / 2.0).min(self.line_bps);
+        self.rate = Rate::from_bps_f64(self.rc);
     }
 
     fn at_line_rate(&self) -> bool {
@@ -162,6 +166,7 @@ impl CongestionControl for Dcqcn {
         // Eq. (1), in order: remember the rate, cut with the current alpha, update alpha.
         self.rt = self.rc;
         self.rc = (self.rc * (1.0 - alpha / 2.0)).max(self.cfg.min_rate.bps_f64());
+        self.rate = Rate::from_bps_f64(self.rc);
         self.alpha = (1.0 - self.cfg.g) * alpha + self.cfg.g;
         self.alpha_ref = now;
         self.t_count = 0;
@@ -206,8 +211,9 @@ impl CongestionControl for Dcqcn {
         self.next_increase
     }
 
+    #[inline]
     fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rc)
+        self.rate
     }
 }
 

@@ -78,6 +78,9 @@ pub struct Hpcc {
     /// Current window W and reference window W^c, bytes.
     w: f64,
     wc: f64,
+    /// `w` rounded, and the pacing rate `w / T`, kept in step with `w`.
+    window_bytes: u64,
+    pacing: Rate,
     /// Normalized inflight bytes, EWMA.
     u: f64,
     inc_stage: u32,
@@ -94,7 +97,7 @@ impl Hpcc {
         let line_bps = ctx.line_rate.bps_f64();
         let w_init = line_bps / 8.0 * t_s;
         let w_min = cfg.min_rate.bps_f64() / 8.0 * t_s;
-        Hpcc {
+        let mut h = Hpcc {
             cfg,
             t_s,
             line_bps,
@@ -102,12 +105,22 @@ impl Hpcc {
             w_min,
             w: w_init,
             wc: w_init,
+            window_bytes: 0,
+            pacing: Rate(0),
             u: 1.0,
             inc_stage: 0,
             last_update_seq: 0,
             last: [IntHop::default(); MAX_INT_HOPS],
             n_last: 0,
-        }
+        };
+        h.set_window(w_init);
+        h
+    }
+
+    fn set_window(&mut self, w: f64) {
+        self.w = w;
+        self.window_bytes = w.round() as u64;
+        self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
     }
 
     pub fn utilization(&self) -> f64 {
@@ -175,21 +188,23 @@ impl CongestionControl for Hpcc {
             return;
         }
         let u = self.measure_inflight(hops);
-        if ack.seq > self.last_update_seq {
-            self.w = self.compute_wind(u, true);
+        let update_wc = ack.seq > self.last_update_seq;
+        let w = self.compute_wind(u, update_wc);
+        if update_wc {
             self.last_update_seq = ack.snd_nxt;
-        } else {
-            self.w = self.compute_wind(u, false);
         }
+        self.set_window(w);
         self.last[..hops.len()].copy_from_slice(hops);
     }
 
+    #[inline]
     fn rate(&self) -> Rate {
-        Rate::from_bps_f64((self.w * 8.0 / self.t_s).min(self.line_bps))
+        self.pacing
     }
 
+    #[inline]
     fn window(&self) -> Option<u64> {
-        Some(self.w.round() as u64)
+        Some(self.window_bytes)
     }
 }
 

@@ -18,6 +18,7 @@ pub struct SummaryInput {
     pub wall_seconds: f64,
     pub base_rtt: Delta,
     pub peak_packets: usize,
+    pub peak_events: usize,
 }
 
 /// Nearest-rank percentile (`p` in 0..=100) of sorted values; 0 when empty.
@@ -56,6 +57,7 @@ pub struct Summary {
     pub data_packets_transmitted: u64,
     pub control_interval_ns: f64,
     pub peak_packets_in_flight: usize,
+    pub peak_pending_events: usize,
     pub sim_seconds: f64,
     pub wall_seconds: f64,
     pub events_per_second: f64,
@@ -92,6 +94,7 @@ impl Summary {
             data_packets_transmitted: s.data_packets_tx,
             control_interval_ns: i.base_rtt.as_ns_f64(),
             peak_packets_in_flight: i.peak_packets,
+            peak_pending_events: i.peak_events,
             sim_seconds: i.end.as_secs_f64(),
             wall_seconds: i.wall_seconds,
             events_per_second: i.events as f64 / wall,

@@ -6,7 +6,7 @@ use super::switching::apply_pfc;
 use super::{Event, Sim};
 use crate::cc::{AckInfo, CongestionControl};
 use crate::nic::qp::SendQp;
-use crate::packet::{IntHop, MAX_INT_HOPS, Packet, PacketId, PacketKind};
+use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind};
 use crate::profile::{CnpMode, IntBytes};
 use crate::units::{Rate, SimTime};
 
@@ -28,7 +28,7 @@ impl Sim {
             self.nic_kick(hi);
         }
         if let Some(f) = self.flows.get(self.next_flow) {
-            self.q.schedule(f.spec.start, Event::FlowArrival);
+            self.q.schedule(f.spec.start, Event::FlowArrival.pack());
         }
     }
 
@@ -43,21 +43,15 @@ impl Sim {
             self.nic_start_tx(hi);
         } else {
             eg.next_event = at;
-            let node = self.nics[hi].node.0;
-            self.q.schedule(at, Event::TxDone { node, port: 0 });
+            self.q.schedule(at, Event::TxDone { egress: eg.gid }.pack());
         }
     }
 
     fn nic_schedule(&mut self, hi: usize, at: SimTime) {
         let nic = &mut self.nics[hi];
         if nic.eg.claim_event(at) {
-            self.q.schedule(
-                at,
-                Event::TxDone {
-                    node: nic.node.0,
-                    port: 0,
-                },
-            );
+            self.q
+                .schedule(at, Event::TxDone { egress: nic.eg.gid }.pack());
         }
     }
 
@@ -95,7 +89,8 @@ impl Sim {
             nic.rr = (i + 1) % n;
             let mtu = self.cfg.nic.mtu as u64;
             let payload = mtu.min(qp.size - qp.snd_nxt) as u32;
-            let mut pkt = Packet::new(PacketKind::Data);
+            let id = self.pool.alloc_blank(PacketKind::Data);
+            let pkt = self.pool.get_mut(id);
             pkt.class = f.spec.class;
             pkt.flow = fid as u32;
             pkt.src = f.spec.src.0;
@@ -123,7 +118,6 @@ impl Sim {
             {
                 qp.rto_at = now + rto;
             }
-            let id = self.pool.alloc(pkt);
             self.nic_put_on_wire(hi, id, true);
             self.arm_timer(fid);
             self.nic_plan_next(hi);
@@ -141,14 +135,12 @@ impl Sim {
             self.stats.data_packets_tx += 1;
         }
         match nic.eg.transmit(now, wire, is_data, true, &mut nic.rng) {
-            Some(at) => self.q.schedule(
-                at,
-                Event::Arrive {
-                    node: nic.eg.peer.0,
-                    port: nic.eg.peer_port,
-                    pkt: id,
-                },
-            ),
+            Some(at) => {
+                if nic.eg.launch(&mut self.pool, id, at) {
+                    self.q
+                        .schedule(at, Event::Arrive { egress: nic.eg.gid }.pack());
+                }
+            }
             None => {
                 self.stats.drops_link += 1;
                 self.pool.free(id);
@@ -236,14 +228,14 @@ impl Sim {
                 CnpMode::Packet { interval } => {
                     if rx.last_cnp.is_none_or(|t| now.since(t) >= interval) {
                         rx.last_cnp = Some(now);
-                        let mut cnp = Packet::new(PacketKind::Cnp);
+                        let cid = self.pool.alloc_blank(PacketKind::Cnp);
+                        let cnp = self.pool.get_mut(cid);
                         cnp.flow = fid as u32;
                         cnp.src = f.spec.dst.0;
                         cnp.dst = f.spec.src.0;
                         cnp.sport = f.spec.dport;
                         cnp.dport = f.sport;
                         cnp.wire = self.cfg.model.sizes.cnp;
-                        let cid = self.pool.alloc(cnp);
                         self.nics[hi].ctrl.push(&mut self.pool, cid);
                         self.stats.cnps_sent += 1;
                     }
@@ -418,7 +410,8 @@ impl Sim {
         if want < qp.timer_at {
             let at = want.max(self.q.now());
             qp.timer_at = at;
-            self.q.schedule(at, Event::QpTimer { flow: fid as u32 });
+            self.q
+                .schedule(at, Event::QpTimer { flow: fid as u32 }.pack());
         }
     }
 

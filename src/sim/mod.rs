@@ -28,12 +28,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A port finished (or may have finished) serializing; send the next packet.
-    TxDone { node: u32, port: u16 },
-    /// A packet reaches `port` of `node`.
-    Arrive { node: u32, port: u16, pkt: u32 },
+    /// An egress port finished (or may have finished) serializing; send the next packet.
+    TxDone { egress: u32 },
+    /// The first packet in flight on an egress port's link reaches the peer.
+    Arrive { egress: u32 },
     /// The next flow(s) in start order begin.
     FlowArrival,
     /// A flow's controller timer or retransmission deadline.
@@ -42,6 +42,56 @@ pub enum Event {
     Sample,
     /// Sample per-flow sending rates (in-memory trace).
     RateSample,
+}
+
+const TAG_SHIFT: u32 = 29;
+/// Largest index an event can carry (packets, flows and egress ports are counted below it).
+pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
+
+/// An [`Event`] packed into 32 bits (tag in the top 3 bits), so that heap entries
+/// are 16 bytes: this is the hottest data structure of the simulator.
+#[derive(Clone, Copy, Debug)]
+pub struct Packed(u32);
+
+impl Event {
+    #[inline]
+    pub fn pack(self) -> Packed {
+        let (tag, idx) = match self {
+            Event::TxDone { egress } => (0, egress),
+            Event::Arrive { egress } => (1, egress),
+            Event::FlowArrival => (2, 0),
+            Event::QpTimer { flow } => (3, flow),
+            Event::Sample => (4, 0),
+            Event::RateSample => (5, 0),
+        };
+        assert!(
+            idx <= MAX_EVENT_INDEX,
+            "event index {idx} does not fit in 29 bits"
+        );
+        Packed(tag << TAG_SHIFT | idx)
+    }
+}
+
+impl Packed {
+    #[inline]
+    pub fn unpack(self) -> Event {
+        let idx = self.0 & MAX_EVENT_INDEX;
+        match self.0 >> TAG_SHIFT {
+            0 => Event::TxDone { egress: idx },
+            1 => Event::Arrive { egress: idx },
+            2 => Event::FlowArrival,
+            3 => Event::QpTimer { flow: idx },
+            4 => Event::Sample,
+            _ => Event::RateSample,
+        }
+    }
+}
+
+/// What a node id is, and its index among its kind.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Host(u32),
+    Switch(u32),
 }
 
 /// Per-flow state.
@@ -85,7 +135,10 @@ pub struct RunOptions {
 
 pub struct Sim {
     pub cfg: RunConfig,
-    q: EventQueue<Event>,
+    q: EventQueue<Packed>,
+    slots: Vec<Slot>,
+    /// Owner (node, port) of each egress id.
+    egress_owner: Vec<(u32, u16)>,
     pool: PacketPool,
     switches: Vec<Switch>,
     nics: Vec<Nic>,
@@ -114,7 +167,12 @@ impl Sim {
         let model = &cfg.model;
         let mtu_wire = cfg.mtu_wire();
         let ack_wire = model.sizes.ack_wire(model.sizes.int_at_sender(cfg.int_on));
-        let switches = topo
+        let mut egress_owner = Vec::new();
+        let mut gid_of = |node: NodeId, port: usize| {
+            egress_owner.push((node.0, port as u16));
+            (egress_owner.len() - 1) as u32
+        };
+        let switches: Vec<Switch> = topo
             .switches
             .iter()
             .enumerate()
@@ -122,9 +180,10 @@ impl Sim {
                 let infos = &topo.ports[node.idx()];
                 let ports = infos
                     .iter()
-                    .map(|p| {
+                    .enumerate()
+                    .map(|(pi, p)| {
                         SwitchPort::new(
-                            Egress::new(p, model.serialization),
+                            Egress::new(gid_of(node, pi), p, model.serialization),
                             cfg.ecn.red_for(p.rate),
                         )
                     })
@@ -163,12 +222,12 @@ impl Sim {
                 }
             })
             .collect();
-        let nics = topo
+        let nics: Vec<Nic> = topo
             .hosts
             .iter()
             .map(|&node| Nic {
                 node,
-                eg: Egress::new(topo.host_port(node), model.serialization),
+                eg: Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
                 ctrl: Default::default(),
                 active: Vec::new(),
                 rr: 0,
@@ -223,8 +282,24 @@ impl Sim {
                 .collect(),
             Some(list) => list.iter().map(|(n, p)| (n.0, *p)).collect(),
         };
+        assert!(
+            egress_owner.len() <= MAX_EVENT_INDEX as usize,
+            "too many ports"
+        );
+        let slots = topo
+            .spec
+            .kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| match k {
+                crate::topology::NodeKind::Host => Slot::Host(topo.kind_index[i]),
+                crate::topology::NodeKind::Switch => Slot::Switch(topo.kind_index[i]),
+            })
+            .collect();
         Sim {
             q: EventQueue::new(),
+            slots,
+            egress_owner,
             pool: PacketPool::new(),
             switches,
             nics,
@@ -261,25 +336,24 @@ impl Sim {
         let wall = Instant::now();
         if let Some(first) = self.flows.first() {
             let t = first.spec.start;
-            self.q.schedule(t, Event::FlowArrival);
+            self.q.schedule(t, Event::FlowArrival.pack());
             if !self.sampled_ports.is_empty() {
-                self.q.schedule(t, Event::Sample);
+                self.q.schedule(t, Event::Sample.pack());
             }
             if self.trace_rates.is_some() {
-                self.q.schedule(t, Event::RateSample);
+                self.q.schedule(t, Event::RateSample.pack());
             }
         }
         let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
         let total = self.flows.len();
         let mut stalled = None;
-        while let Some(t) = self.q.peek_time() {
-            if t > stop {
+        while let Some((now, ev)) = self.q.pop() {
+            if now > stop {
                 break;
             }
-            let (now, ev) = self.q.pop().expect("peeked");
-            match ev {
-                Event::Arrive { node, port, pkt } => self.arrive(node, port, pkt),
-                Event::TxDone { node, port } => self.tx_done(node, port),
+            match ev.unpack() {
+                Event::Arrive { egress } => self.arrive(egress),
+                Event::TxDone { egress } => self.tx_done(egress),
                 Event::FlowArrival => self.flow_arrival(),
                 Event::QpTimer { flow } => {
                     self.qp_timer(flow);
@@ -343,38 +417,49 @@ impl Sim {
             wall_seconds,
             base_rtt: self.base_rtt,
             peak_packets: self.pool.peak(),
+            peak_events: self.q.peak_len(),
         };
         self.rec.finish(summary)
     }
 
+    /// Delivers the head packet of an egress port's link to the peer.
     #[inline]
-    fn arrive(&mut self, node: u32, port: u16, pkt: u32) {
-        let n = NodeId(node);
-        let idx = self.cfg.topo.kind_index[n.idx()] as usize;
-        if self.cfg.topo.is_host(n) {
-            self.host_arrive(idx, pkt);
-        } else {
-            self.switch_arrive(idx, port, pkt);
+    fn arrive(&mut self, egress: u32) {
+        let (node, port) = self.egress_owner[egress as usize];
+        let eg = match self.slots[node as usize] {
+            Slot::Host(hi) => &mut self.nics[hi as usize].eg,
+            Slot::Switch(si) => &mut self.switches[si as usize].ports[port as usize].eg,
+        };
+        let (pkt, next) = eg.land(&mut self.pool);
+        let (peer, peer_port) = (eg.peer, eg.peer_port);
+        if let Some(at) = next {
+            self.q.schedule(at, Event::Arrive { egress }.pack());
+        }
+        match self.slots[peer.idx()] {
+            Slot::Host(hi) => self.host_arrive(hi as usize, pkt),
+            Slot::Switch(si) => self.switch_arrive(si as usize, peer_port, pkt),
         }
     }
 
     #[inline]
-    fn tx_done(&mut self, node: u32, port: u16) {
-        let n = NodeId(node);
-        let idx = self.cfg.topo.kind_index[n.idx()] as usize;
+    fn tx_done(&mut self, egress: u32) {
+        let (node, port) = self.egress_owner[egress as usize];
         let now = self.q.now();
-        if self.cfg.topo.is_host(n) {
-            let eg = &mut self.nics[idx].eg;
-            if eg.next_event == now {
-                eg.next_event = SimTime::MAX;
+        match self.slots[node as usize] {
+            Slot::Host(hi) => {
+                let eg = &mut self.nics[hi as usize].eg;
+                if eg.next_event == now {
+                    eg.next_event = SimTime::MAX;
+                }
+                self.nic_start_tx(hi as usize);
             }
-            self.nic_start_tx(idx);
-        } else {
-            let eg = &mut self.switches[idx].ports[port as usize].eg;
-            if eg.next_event == now {
-                eg.next_event = SimTime::MAX;
+            Slot::Switch(si) => {
+                let eg = &mut self.switches[si as usize].ports[port as usize].eg;
+                if eg.next_event == now {
+                    eg.next_event = SimTime::MAX;
+                }
+                self.switch_start_tx(si as usize, port);
             }
-            self.switch_start_tx(idx, port);
         }
     }
 
@@ -386,7 +471,7 @@ impl Sim {
             self.rec.queue_sample(now, node, port, bytes);
         }
         if let Some(iv) = self.cfg.output.queue_interval {
-            self.q.schedule(now + iv, Event::Sample);
+            self.q.schedule(now + iv, Event::Sample.pack());
         }
     }
 
@@ -407,7 +492,7 @@ impl Sim {
             }
         }
         if let Some(iv) = self.trace_rates {
-            self.q.schedule(now + iv, Event::RateSample);
+            self.q.schedule(now + iv, Event::RateSample.pack());
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::{Event, Sim, paths};
 use crate::output::PfcKind;
-use crate::packet::{MAX_INT_HOPS, Packet, PacketId, PacketKind};
+use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind};
 use crate::port::Egress;
 use crate::profile::EcnPoint;
 use crate::switch::mmu::Admit;
@@ -91,15 +91,13 @@ impl Sim {
             self.switch_start_tx(si, p);
         } else {
             eg.next_event = at;
-            let node = self.switches[si].node.0;
-            self.q.schedule(at, Event::TxDone { node, port: p });
+            self.q.schedule(at, Event::TxDone { egress: eg.gid }.pack());
         }
     }
 
     pub(super) fn switch_start_tx(&mut self, si: usize, p: u16) {
         let now = self.q.now();
         let sw = &mut self.switches[si];
-        let node = sw.node;
         let port = &mut sw.ports[p as usize];
         if now < port.eg.busy_until {
             let b = port.eg.busy_until;
@@ -107,9 +105,9 @@ impl Sim {
                 self.q.schedule(
                     b,
                     Event::TxDone {
-                        node: node.0,
-                        port: p,
-                    },
+                        egress: port.eg.gid,
+                    }
+                    .pack(),
                 );
             }
             return;
@@ -160,14 +158,17 @@ impl Sim {
         let wire = pkt.wire;
         self.stats.packets_tx += 1;
         match port.eg.transmit(now, wire, is_data, may_lose, &mut sw.rng) {
-            Some(at) => self.q.schedule(
-                at,
-                Event::Arrive {
-                    node: port.eg.peer.0,
-                    port: port.eg.peer_port,
-                    pkt: id,
-                },
-            ),
+            Some(at) => {
+                if port.eg.launch(&mut self.pool, id, at) {
+                    self.q.schedule(
+                        at,
+                        Event::Arrive {
+                            egress: port.eg.gid,
+                        }
+                        .pack(),
+                    );
+                }
+            }
             None => {
                 self.stats.drops_link += 1;
                 self.pool.free(id);
@@ -178,9 +179,9 @@ impl Sim {
             self.q.schedule(
                 b,
                 Event::TxDone {
-                    node: node.0,
-                    port: p,
-                },
+                    egress: port.eg.gid,
+                }
+                .pack(),
             );
         }
         if let Some(inp) = resume {
@@ -191,13 +192,13 @@ impl Sim {
     /// Queues a PAUSE (or RESUME) for `class` out of port `p`, toward the upstream.
     pub(super) fn send_pfc(&mut self, si: usize, p: u16, class: u8, pause: bool) {
         let sw = &mut self.switches[si];
-        let mut pkt = Packet::new(PacketKind::Pfc);
+        let id = self.pool.alloc_blank(PacketKind::Pfc);
+        let pkt = self.pool.get_mut(id);
         pkt.class = class;
         pkt.pause_quanta = if pause { u16::MAX } else { 0 };
         pkt.wire = self.cfg.model.sizes.pfc;
         pkt.src = sw.node.0;
         let wire = pkt.wire as u64;
-        let id = self.pool.alloc(pkt);
         let port = &mut sw.ports[p as usize];
         port.queues[0].push(&mut self.pool, id);
         port.nonempty |= 1;

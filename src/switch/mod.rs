@@ -97,7 +97,7 @@ mod tests {
             delay: Delta::from_us(1),
             loss: 0.0,
         };
-        SwitchPort::new(Egress::new(&info, Serialization::Exact), None)
+        SwitchPort::new(Egress::new(0, &info, Serialization::Exact), None)
     }
 
     #[test]
