@@ -41,8 +41,15 @@ impl<E> Ord for Entry<E> {
 }
 
 /// A min-priority queue of events keyed by `(time, insertion order)`.
+///
+/// Two heaps share one sequence counter: `hot` for the packet events that come
+/// and go every few nanoseconds, `cold` for timers (retransmission timeouts,
+/// controller timers, samplers), of which thousands can be pending at once and
+/// most are cancelled lazily. Keeping them apart keeps the hot heap shallow; `pop`
+/// takes the earlier of the two heads, so the order is exactly that of one heap.
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    cold: BinaryHeap<Entry<E>>,
     next_seq: u32,
     now: SimTime,
     popped: u64,
@@ -59,6 +66,7 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
+            cold: BinaryHeap::new(),
             next_seq: 0,
             now: SimTime::ZERO,
             popped: 0,
@@ -90,6 +98,23 @@ impl<E> EventQueue<E> {
         self.peak = self.peak.max(self.heap.len());
     }
 
+    /// Schedules a timer-like `event` (see the type's doc) at `at`.
+    #[inline]
+    pub fn schedule_cold(&mut self, at: SimTime, event: E) {
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at:?} < now {:?}",
+            self.now
+        );
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.cold.push(Entry {
+            time: at.0,
+            seq,
+            event,
+        });
+    }
+
     /// Schedules `event` after `delay` from now.
     #[inline]
     pub fn schedule_in(&mut self, delay: Delta, event: E) {
@@ -100,7 +125,16 @@ impl<E> EventQueue<E> {
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = self.heap.pop()?;
+        let take_cold = match (self.heap.peek(), self.cold.peek()) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(h), Some(c)) => c > h,
+        };
+        let e = if take_cold {
+            self.cold.pop()
+        } else {
+            self.heap.pop()
+        }?;
         self.now = SimTime(e.time);
         self.popped += 1;
         Some((self.now, e.event))
@@ -108,14 +142,17 @@ impl<E> EventQueue<E> {
 
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| SimTime(e.time))
+        match (self.heap.peek(), self.cold.peek()) {
+            (Some(h), Some(c)) => Some(SimTime(if c > h { c.time } else { h.time })),
+            (h, c) => h.or(c).map(|e| SimTime(e.time)),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.cold.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.cold.is_empty()
     }
     /// Most events ever pending at once.
     pub fn peak_len(&self) -> usize {
@@ -167,7 +204,11 @@ mod tests {
         for _ in 0..20_000 {
             if rng.random_bool(0.55) || q.is_empty() {
                 let at = q.now().0 + rng.random_range(0..50u64) * rng.random_range(0..3u64);
-                q.schedule(SimTime(at), seq);
+                if rng.random_bool(0.3) {
+                    q.schedule_cold(SimTime(at), seq);
+                } else {
+                    q.schedule(SimTime(at), seq);
+                }
                 reference.push((at, seq));
                 seq += 1;
             } else {

@@ -42,107 +42,81 @@ pub struct IntHop {
     pub rate: Rate,
 }
 
+/// A packet header: 64 bytes, one cache line, so that the hot path touches one
+/// line per packet. INT records live beside it in the pool ([`PacketPool::int`]).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Packet {
+    /// Data: byte offset of the payload. ACK/NACK: cumulative bytes expected next.
+    pub seq: u64,
+    /// Data: when the sender NIC put it on the wire. ACK: echo of that time.
+    pub sent_at: SimTime,
     /// Next packet in whatever queue holds this one.
     pub next: PacketId,
+    pub flow: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes on the wire (headers, INT and payload).
+    pub wire: u32,
+    /// Receiver-assigned window in bytes piggybacked on ACKs (RCC); 0 = none.
+    pub window: u64,
+    /// Payload bytes (at most the MTU, which is below 9001).
+    pub payload: u16,
+    pub sport: u16,
+    pub dport: u16,
+    /// Ingress port at the switch currently holding the packet.
+    pub ingress: u16,
+    /// PFC: pause duration in quanta (0 = resume); `u16::MAX` with X-ON/X-OFF style.
+    pub pause_quanta: u16,
     pub kind: PacketKind,
     /// Priority class (0 = control, served first and never paused).
     pub class: u8,
+    /// Number of valid INT records.
+    pub n_hops: u8,
     /// ECN Congestion Experienced.
     pub ecn_ce: bool,
     /// ACK/NACK carries a congestion notification (the ns-3 model's CNP flag).
     pub cnp_flag: bool,
     /// Last packet of its message.
     pub last: bool,
-    /// Number of valid entries in `int`.
-    pub n_hops: u8,
-    /// Ingress port at the switch currently holding the packet.
-    pub ingress: u16,
-    pub flow: u32,
-    pub src: u32,
-    pub dst: u32,
-    pub sport: u16,
-    pub dport: u16,
-    /// Data: byte offset of the payload. ACK/NACK: cumulative bytes expected next.
-    pub seq: u64,
-    pub payload: u32,
-    /// Bytes on the wire (headers, INT and payload).
-    pub wire: u32,
-    /// Data: when the sender NIC put it on the wire. ACK: echo of that time.
-    pub sent_at: SimTime,
-    /// Receiver-assigned window in bytes piggybacked on ACKs (RCC); 0 = none.
-    pub window: u64,
-    /// PFC: pause duration in quanta (0 = resume); `u16::MAX` with X-ON/X-OFF style.
-    pub pause_quanta: u16,
-    /// When the packet reaches the far end of the link it is crossing.
-    pub arrive_at: SimTime,
-    pub int: [IntHop; MAX_INT_HOPS],
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 64);
 
 impl Packet {
     pub fn new(kind: PacketKind) -> Packet {
         Packet {
+            seq: 0,
+            sent_at: SimTime::ZERO,
             next: NIL,
-            kind,
-            class: 0,
-            ecn_ce: false,
-            cnp_flag: false,
-            last: false,
-            n_hops: 0,
-            ingress: 0,
             flow: u32::MAX,
             src: 0,
             dst: 0,
-            sport: 0,
-            dport: 0,
-            seq: 0,
             payload: 0,
             wire: 0,
-            sent_at: SimTime::ZERO,
             window: 0,
+            sport: 0,
+            dport: 0,
+            ingress: 0,
             pause_quanta: 0,
-            arrive_at: SimTime::ZERO,
-            int: [IntHop::default(); MAX_INT_HOPS],
+            kind,
+            class: 0,
+            n_hops: 0,
+            ecn_ce: false,
+            cnp_flag: false,
+            last: false,
         }
-    }
-
-    /// Resets every field but the INT records (which `n_hops = 0` invalidates).
-    #[inline]
-    fn reset(&mut self, kind: PacketKind) {
-        self.next = NIL;
-        self.kind = kind;
-        self.class = 0;
-        self.ecn_ce = false;
-        self.cnp_flag = false;
-        self.last = false;
-        self.n_hops = 0;
-        self.ingress = 0;
-        self.flow = u32::MAX;
-        self.src = 0;
-        self.dst = 0;
-        self.sport = 0;
-        self.dport = 0;
-        self.seq = 0;
-        self.payload = 0;
-        self.wire = 0;
-        self.sent_at = SimTime::ZERO;
-        self.window = 0;
-        self.pause_quanta = 0;
-        self.arrive_at = SimTime::ZERO;
     }
     pub fn is_control(&self) -> bool {
         !matches!(self.kind, PacketKind::Data)
     }
-    pub fn hops(&self) -> &[IntHop] {
-        &self.int[..self.n_hops as usize]
-    }
 }
 
-/// Arena of packets with a free list.
+/// Arena of packets with a free list; INT records in a parallel array.
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
+    ints: Vec<[IntHop; MAX_INT_HOPS]>,
     free: Vec<PacketId>,
     live: usize,
     peak: usize,
@@ -161,23 +135,15 @@ impl PacketPool {
             id
         } else {
             self.slots.push(p);
+            self.ints.push([IntHop::default(); MAX_INT_HOPS]);
             (self.slots.len() - 1) as PacketId
         }
     }
-    /// Allocates a fresh packet of `kind` in place (no 280-byte temporary).
+    /// Allocates a fresh packet of `kind` (its INT records are invalid until stamped).
     #[inline]
     pub fn alloc_blank(&mut self, kind: PacketKind) -> PacketId {
-        self.live += 1;
-        self.peak = self.peak.max(self.live);
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize].reset(kind);
-            id
-        } else {
-            self.slots.push(Packet::new(kind));
-            (self.slots.len() - 1) as PacketId
-        }
+        self.alloc(Packet::new(kind))
     }
-
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         self.live -= 1;
@@ -190,6 +156,20 @@ impl PacketPool {
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id as usize]
+    }
+    /// The INT records of a packet (valid up to its `n_hops`).
+    #[inline]
+    pub fn int(&self, id: PacketId) -> &[IntHop; MAX_INT_HOPS] {
+        &self.ints[id as usize]
+    }
+    #[inline]
+    pub fn int_mut(&mut self, id: PacketId) -> &mut [IntHop; MAX_INT_HOPS] {
+        &mut self.ints[id as usize]
+    }
+    /// The packet and its INT records, both mutable.
+    #[inline]
+    pub fn get_with_int(&mut self, id: PacketId) -> (&mut Packet, &mut [IntHop; MAX_INT_HOPS]) {
+        (&mut self.slots[id as usize], &mut self.ints[id as usize])
     }
     /// Packets currently allocated.
     pub fn live(&self) -> usize {

@@ -6,11 +6,12 @@
 //! here; a paused class stops after the packet in flight. Switch ports and NIC
 //! ports share this state.
 
-use crate::packet::{PacketId, PacketPool, PktQueue};
+use crate::packet::PacketId;
 use crate::profile::Serialization;
 use crate::topology::{NodeId, PortInfo};
 use crate::units::{Delta, Rate, SimTime};
 use rand::Rng;
+use std::collections::VecDeque;
 
 /// Number of priority classes per port (IEEE 802.1Qbb).
 pub const CLASSES: usize = 8;
@@ -43,9 +44,10 @@ pub struct Egress {
     pub tx_bytes: u64,
     /// Bytes of data packets put on the wire.
     pub tx_data_bytes: u64,
-    /// Packets on the wire, in order. Propagation delay is constant, so they
-    /// arrive in this order and only the head needs an event (htsim's pipe).
-    pub flight: PktQueue,
+    /// Packets on the wire with their arrival times, in order. Propagation delay
+    /// is constant, so they arrive in this order and only the head needs an event
+    /// (htsim's pipe). A ring, so the hot path reads no packet memory here.
+    pub flight: VecDeque<(PacketId, SimTime)>,
 }
 
 impl Egress {
@@ -74,7 +76,7 @@ impl Egress {
             paused_total: [Delta::ZERO; CLASSES],
             tx_bytes: 0,
             tx_data_bytes: 0,
-            flight: PktQueue::default(),
+            flight: VecDeque::new(),
         }
     }
 
@@ -143,23 +145,20 @@ impl Egress {
     /// Puts a packet that will reach the peer at `at` on the wire. Returns true
     /// when it is the only one in flight, so the caller must schedule its arrival.
     #[inline]
-    pub fn launch(&mut self, pool: &mut PacketPool, id: PacketId, at: SimTime) -> bool {
-        pool.get_mut(id).arrive_at = at;
-        let was_empty = self.flight.is_empty();
-        self.flight.push(pool, id);
-        was_empty
+    pub fn launch(&mut self, id: PacketId, at: SimTime) -> bool {
+        self.flight.push_back((id, at));
+        self.flight.len() == 1
     }
 
     /// Takes the packet arriving now off the wire; also returns when the next one
     /// arrives, if any.
     #[inline]
-    pub fn land(&mut self, pool: &mut PacketPool) -> (PacketId, Option<SimTime>) {
-        let id = self
+    pub fn land(&mut self) -> (PacketId, Option<SimTime>) {
+        let (id, _) = self
             .flight
-            .pop(pool)
+            .pop_front()
             .expect("an arrival event has a packet in flight");
-        let next = self.flight.front().map(|n| pool.get(n).arrive_at);
-        (id, next)
+        (id, self.flight.front().map(|&(_, at)| at))
     }
 
     /// Claims a `TxDone` at `at` unless one is already due by then. Returns true

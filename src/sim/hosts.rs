@@ -28,7 +28,8 @@ impl Sim {
             self.nic_kick(hi);
         }
         if let Some(f) = self.flows.get(self.next_flow) {
-            self.q.schedule(f.spec.start, Event::FlowArrival.pack());
+            self.q
+                .schedule_cold(f.spec.start, Event::FlowArrival.pack());
         }
     }
 
@@ -98,7 +99,7 @@ impl Sim {
             pkt.sport = f.sport;
             pkt.dport = f.spec.dport;
             pkt.seq = qp.snd_nxt;
-            pkt.payload = payload;
+            pkt.payload = payload as u16;
             pkt.wire = self.cfg.model.sizes.data_wire(payload, self.cfg.int_on);
             pkt.sent_at = now;
             if qp.snd_nxt < qp.high_sent {
@@ -136,7 +137,7 @@ impl Sim {
         }
         match nic.eg.transmit(now, wire, is_data, true, &mut nic.rng) {
             Some(at) => {
-                if nic.eg.launch(&mut self.pool, id, at) {
+                if nic.eg.launch(id, at) {
                     self.q
                         .schedule(at, Event::Arrive { egress: nic.eg.gid }.pack());
                 }
@@ -321,7 +322,7 @@ impl Sim {
         );
         let n = pkt.n_hops as usize;
         let mut hops = [IntHop::default(); MAX_INT_HOPS];
-        hops[..n].copy_from_slice(&pkt.int[..n]);
+        hops[..n].copy_from_slice(&self.pool.int(id)[..n]);
         self.pool.free(id);
         let rto = self.cfg.nic.rto;
         let Some(qp) = self.flows[fid].send.as_mut().filter(|q| !q.done) else {
@@ -411,7 +412,7 @@ impl Sim {
             let at = want.max(self.q.now());
             qp.timer_at = at;
             self.q
-                .schedule(at, Event::QpTimer { flow: fid as u32 }.pack());
+                .schedule_cold(at, Event::QpTimer { flow: fid as u32 }.pack());
         }
     }
 

@@ -336,12 +336,12 @@ impl Sim {
         let wall = Instant::now();
         if let Some(first) = self.flows.first() {
             let t = first.spec.start;
-            self.q.schedule(t, Event::FlowArrival.pack());
+            self.q.schedule_cold(t, Event::FlowArrival.pack());
             if !self.sampled_ports.is_empty() {
-                self.q.schedule(t, Event::Sample.pack());
+                self.q.schedule_cold(t, Event::Sample.pack());
             }
             if self.trace_rates.is_some() {
-                self.q.schedule(t, Event::RateSample.pack());
+                self.q.schedule_cold(t, Event::RateSample.pack());
             }
         }
         let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
@@ -430,7 +430,7 @@ impl Sim {
             Slot::Host(hi) => &mut self.nics[hi as usize].eg,
             Slot::Switch(si) => &mut self.switches[si as usize].ports[port as usize].eg,
         };
-        let (pkt, next) = eg.land(&mut self.pool);
+        let (pkt, next) = eg.land();
         let (peer, peer_port) = (eg.peer, eg.peer_port);
         if let Some(at) = next {
             self.q.schedule(at, Event::Arrive { egress }.pack());
@@ -471,7 +471,7 @@ impl Sim {
             self.rec.queue_sample(now, node, port, bytes);
         }
         if let Some(iv) = self.cfg.output.queue_interval {
-            self.q.schedule(now + iv, Event::Sample.pack());
+            self.q.schedule_cold(now + iv, Event::Sample.pack());
         }
     }
 
@@ -492,7 +492,7 @@ impl Sim {
             }
         }
         if let Some(iv) = self.trace_rates {
-            self.q.schedule(now + iv, Event::RateSample.pack());
+            self.q.schedule_cold(now + iv, Event::RateSample.pack());
         }
     }
 

@@ -125,7 +125,7 @@ impl Sim {
         if class != 0 {
             port.rr = class;
         }
-        let pkt = self.pool.get_mut(id);
+        let (pkt, int) = self.pool.get_with_int(id);
         port.bytes -= pkt.wire as u64;
         let mut resume = None;
         if class != 0 {
@@ -143,7 +143,7 @@ impl Sim {
                 pkt.ecn_ce = true;
             }
             if self.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
-                pkt.int[pkt.n_hops as usize] = crate::packet::IntHop {
+                int[pkt.n_hops as usize] = crate::packet::IntHop {
                     ts: now,
                     tx_bytes: port.eg.tx_bytes,
                     rx_bytes: port.rx_bytes,
@@ -159,7 +159,7 @@ impl Sim {
         self.stats.packets_tx += 1;
         match port.eg.transmit(now, wire, is_data, may_lose, &mut sw.rng) {
             Some(at) => {
-                if port.eg.launch(&mut self.pool, id, at) {
+                if port.eg.launch(id, at) {
                     self.q.schedule(
                         at,
                         Event::Arrive {
