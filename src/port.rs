@@ -54,7 +54,7 @@ impl Egress {
     pub fn new(gid: u32, info: &PortInfo, serialization: Serialization) -> Egress {
         let bps = info.rate.bps();
         let ps_per_byte = match serialization {
-            Serialization::Exact if (8 * crate::units::PS_PER_S) % bps == 0 => {
+            Serialization::Exact if (8 * crate::units::PS_PER_S).is_multiple_of(bps) => {
                 Some(8 * crate::units::PS_PER_S / bps)
             }
             _ => None,

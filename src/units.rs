@@ -91,7 +91,7 @@ impl Delta {
     pub fn saturating_sub(self, other: Delta) -> Delta {
         Delta(self.0.saturating_sub(other.0))
     }
-    pub fn mul(self, k: u64) -> Delta {
+    pub fn times(self, k: u64) -> Delta {
         Delta(self.0 * k)
     }
 }
@@ -228,7 +228,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         }
     };
     let bps = num * scale;
-    if !bps.is_finite() || bps < 0.0 || bps > 1e16 {
+    if !bps.is_finite() || !(0.0..=1e16).contains(&bps) {
         return Err(format!("\"{s}\" is out of range"));
     }
     Ok(Rate(bps.round() as u64))
@@ -252,7 +252,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         }
     };
     let b = num * scale;
-    if !b.is_finite() || b < 0.0 || b > 1e18 {
+    if !b.is_finite() || !(0.0..=1e18).contains(&b) {
         return Err(format!("\"{s}\" is out of range"));
     }
     Ok(b.round() as u64)
@@ -291,13 +291,13 @@ impl fmt::Display for SimTime {
 fn fmt_ps(ps: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let (div, unit) = if ps == 0 {
         (1, "s")
-    } else if ps % PS_PER_S == 0 {
+    } else if ps.is_multiple_of(PS_PER_S) {
         (PS_PER_S, "s")
-    } else if ps % PS_PER_MS == 0 {
+    } else if ps.is_multiple_of(PS_PER_MS) {
         (PS_PER_MS, "ms")
-    } else if ps % PS_PER_US == 0 {
+    } else if ps.is_multiple_of(PS_PER_US) {
         (PS_PER_US, "us")
-    } else if ps % PS_PER_NS == 0 {
+    } else if ps.is_multiple_of(PS_PER_NS) {
         (PS_PER_NS, "ns")
     } else {
         (1, "ps")
@@ -308,9 +308,9 @@ fn fmt_ps(ps: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b != 0 && b % 1_000_000_000 == 0 {
+        if b != 0 && b.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b != 0 && b % 1_000_000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1_000_000) {
             write!(f, "{}Mbps", b / 1_000_000)
         } else {
             write!(f, "{b}bps")
@@ -354,9 +354,9 @@ impl Bytes {
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b != 0 && b % 1_000_000 == 0 {
+        if b != 0 && b.is_multiple_of(1_000_000) {
             write!(f, "{}MB", b / 1_000_000)
-        } else if b != 0 && b % 1000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1000) {
             write!(f, "{}KB", b / 1000)
         } else {
             write!(f, "{b}B")

@@ -249,11 +249,11 @@ mod tests {
         d.on_cnp(SimTime(0));
         let k = Delta::from_us(55);
         let g: f64 = 1.0 / 256.0;
-        assert!((d.alpha_at(SimTime(0) + k.mul(3)) - (1.0 - g).powi(3)).abs() < 1e-12);
+        assert!((d.alpha_at(SimTime(0) + k.times(3)) - (1.0 - g).powi(3)).abs() < 1e-12);
         // Just short of the first period: no decay yet.
         assert_eq!(d.alpha_at(SimTime(k.ps() - 1)), 1.0);
         // Second CNP after 2 periods: cut with alpha = (1-g)^2, then alpha = (1-g)a + g.
-        let t = SimTime(0) + k.mul(2);
+        let t = SimTime(0) + k.times(2);
         let a = (1.0 - g).powi(2);
         d.on_cnp(t);
         let expect_rc = 20e9 * (1.0 - a / 2.0);

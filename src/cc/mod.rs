@@ -169,7 +169,7 @@ impl CongestionControl for Cc {
 
 /// `cc` section of a scenario: the algorithm's name plus optional per-algorithm
 /// parameter tables (only the chosen one is used).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CcSection {
     #[serde(default = "default_algorithm")]
@@ -182,6 +182,16 @@ pub struct CcSection {
 
 fn default_algorithm() -> String {
     "none".into()
+}
+
+impl Default for CcSection {
+    fn default() -> Self {
+        CcSection {
+            algorithm: default_algorithm(),
+            dcqcn: Default::default(),
+            hpcc: Default::default(),
+        }
+    }
 }
 
 impl CcSection {

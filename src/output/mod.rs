@@ -31,6 +31,8 @@ pub struct FctRecord {
     pub fct: Delta,
     pub ideal: Delta,
     pub retx_bytes: u64,
+    /// Payload bytes the receiver had in order when the flow completed.
+    pub delivered: u64,
     pub cnps: u32,
     pub timeouts: u32,
 }
@@ -84,7 +86,7 @@ pub struct RunOutputs {
 
 /// Formats picoseconds as nanoseconds: an integer when whole, else 3 decimals.
 pub fn fmt_ns(ps: u64) -> String {
-    if ps % 1000 == 0 {
+    if ps.is_multiple_of(1000) {
         format!("{}", ps / 1000)
     } else {
         format!("{}.{:03}", ps / 1000, ps % 1000)

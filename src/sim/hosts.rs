@@ -107,6 +107,7 @@ impl Sim {
                 self.stats.retx_bytes += payload as u64;
             }
             qp.snd_nxt += payload as u64;
+            self.stats.payload_tx_bytes += payload as u64;
             pkt.last = qp.snd_nxt >= qp.size;
             qp.high_sent = qp.high_sent.max(qp.snd_nxt);
             let rate = qp.cc.rate();
@@ -224,6 +225,7 @@ impl Sim {
         let mut send_ack = false;
         let mut nack = false;
         let mut cnp_flag = false;
+        self.stats.payload_rx_bytes += payload;
         if ce {
             match self.cfg.model.cnp {
                 CnpMode::Packet { interval } => {
@@ -250,6 +252,7 @@ impl Sim {
         if seq == rx.expected {
             rx.expected += payload;
             rx.delivered += payload;
+            self.stats.delivered_bytes += payload;
             rx.since_ack += 1;
             if rx.expected >= f.spec.size {
                 rx.finished_at.get_or_insert(now);

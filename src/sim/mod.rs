@@ -110,6 +110,12 @@ pub struct Flow {
 pub struct Stats {
     pub packets_tx: u64,
     pub data_packets_tx: u64,
+    /// Payload bytes senders put on the wire (retransmissions included).
+    pub payload_tx_bytes: u64,
+    /// Payload bytes that reached receivers (duplicates and out-of-order included).
+    pub payload_rx_bytes: u64,
+    /// Payload bytes delivered in order (each byte once).
+    pub delivered_bytes: u64,
     pub drops_buffer: u64,
     pub drops_link: u64,
     pub drops_no_route: u64,
@@ -514,6 +520,7 @@ impl Sim {
             fct,
             ideal: f.ideal,
             retx_bytes: send.retx_bytes,
+            delivered: f.recv.delivered,
             cnps: send.cnps,
             timeouts: send.timeouts,
         });

@@ -62,30 +62,31 @@ pub fn ecmp_seed(run_seed: u64, switch: NodeId) -> u64 {
     mix64(run_seed ^ mix64(0x5eed_0000_0000 ^ switch.0 as u64))
 }
 
-/// Picks among `n` equal-cost next hops for a packet's 5-tuple.
+/// The fields of a packet's 5-tuple that ECMP hashes (the protocol is always UDP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowKey {
+    pub src: u32,
+    pub dst: u32,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+/// Picks among `n` equal-cost next hops at `switch` for a packet's 5-tuple.
 #[inline]
-pub fn ecmp_pick(
-    kind: EcmpHash,
-    seed: u64,
-    switch: NodeId,
-    src: u32,
-    dst: u32,
-    sport: u16,
-    dport: u16,
-    n: usize,
-) -> usize {
+pub fn ecmp_pick(kind: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> usize {
     let h = match kind {
         EcmpHash::Seeded => {
-            let tuple = ((src as u64) << 32 | dst as u64)
-                ^ mix64((sport as u64) << 16 | dport as u64 | 17 << 32);
+            let tuple = ((key.src as u64) << 32 | key.dst as u64)
+                ^ mix64((key.sport as u64) << 16 | key.dport as u64 | 17 << 32);
             mix64(seed ^ mix64(tuple))
         }
         EcmpHash::Ns3Murmur => {
-            let mut key = [0u8; 12];
-            key[..4].copy_from_slice(&ns3_ip(src).to_le_bytes());
-            key[4..8].copy_from_slice(&ns3_ip(dst).to_le_bytes());
-            key[8..].copy_from_slice(&(sport as u32 | (dport as u32) << 16).to_le_bytes());
-            murmur3_32(&key, switch.0) as u64
+            let mut bytes = [0u8; 12];
+            bytes[..4].copy_from_slice(&ns3_ip(key.src).to_le_bytes());
+            bytes[4..8].copy_from_slice(&ns3_ip(key.dst).to_le_bytes());
+            bytes[8..]
+                .copy_from_slice(&(key.sport as u32 | (key.dport as u32) << 16).to_le_bytes());
+            murmur3_32(&bytes, switch.0) as u64
         }
     };
     (h % n as u64) as usize
@@ -122,14 +123,17 @@ pub fn trace(
         let pick = if next.len() == 1 {
             0
         } else {
+            let key = FlowKey {
+                src: src.0,
+                dst: dst.0,
+                sport,
+                dport,
+            };
             ecmp_pick(
                 model.ecmp_hash,
                 ecmp_seed(seed, node),
                 node,
-                src.0,
-                dst.0,
-                sport,
-                dport,
+                key,
                 next.len(),
             )
         };

@@ -36,16 +36,14 @@ impl Sim {
             }
             1 => hops[0],
             n => {
-                let pick = paths::ecmp_pick(
-                    self.cfg.model.ecmp_hash,
-                    sw.ecmp_seed,
-                    sw.node,
-                    pkt.src,
-                    pkt.dst,
-                    pkt.sport,
-                    pkt.dport,
-                    n,
-                );
+                let key = paths::FlowKey {
+                    src: pkt.src,
+                    dst: pkt.dst,
+                    sport: pkt.sport,
+                    dport: pkt.dport,
+                };
+                let pick =
+                    paths::ecmp_pick(self.cfg.model.ecmp_hash, sw.ecmp_seed, sw.node, key, n);
                 hops[pick]
             }
         };

@@ -1,0 +1,167 @@
+//! Bad input gets a one-line error naming the file, the field or line and what is
+//! valid; exit code 2; no panic and no output files.
+
+use crate::common::scratch;
+use std::process::Command;
+
+const GOOD: &str = r#"
+[topology]
+kind = "star"
+hosts = 3
+rate = "100Gbps"
+delay = "1us"
+[[workload.flows]]
+src = 1
+dst = 0
+size = "10KB"
+"#;
+
+/// Runs `rocesim run` on `text`; returns (exit code, stderr). Asserts no outputs.
+fn run_bad(name: &str, text: &str, extra: &[&str]) -> (i32, String) {
+    let dir = scratch(&format!("bad-{name}"));
+    let sc = dir.join("s.toml");
+    std::fs::write(&sc, text).unwrap();
+    let out = dir.join("out");
+    let mut args = vec![
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    let o = Command::new(env!("CARGO_BIN_EXE_rocesim"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        !out.exists() || std::fs::read_dir(&out).unwrap().count() == 0,
+        "no partial output for {name}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    (o.status.code().unwrap_or(-1), err)
+}
+
+fn assert_one_line(err: &str, needles: &[&str]) {
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "{err:?} should mention {n:?}");
+    }
+}
+
+#[test]
+fn a_good_scenario_runs() {
+    let (code, err) = {
+        let dir = scratch("good");
+        let sc = dir.join("s.toml");
+        std::fs::write(&sc, GOOD).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_rocesim"))
+            .args([
+                "run",
+                sc.to_str().unwrap(),
+                "--out",
+                dir.join("o").to_str().unwrap(),
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        assert!(dir.join("o/summary.json").exists());
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn unknown_fields_are_rejected_with_the_valid_names() {
+    let (code, err) = run_bad("unknown", &GOOD.replace("delay =", "dealy ="), &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["s.toml", "line 6", "dealy", "delay"]);
+}
+
+#[test]
+fn bad_units_name_the_line_and_the_valid_units() {
+    let (code, err) = run_bad(
+        "units",
+        &GOOD.replace("\"100Gbps\"", "\"100 furlongs\""),
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["s.toml", "line 5", "Gbps"]);
+}
+
+#[test]
+fn a_zero_rate_is_impossible() {
+    let (code, err) = run_bad("zero", &GOOD.replace("\"100Gbps\"", "\"0Gbps\""), &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["topology.rate", "> 0"]);
+}
+
+#[test]
+fn hosts_out_of_range_and_flows_to_themselves_are_rejected() {
+    let (code, err) = run_bad("range", &GOOD.replace("dst = 0", "dst = 9"), &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["workload.flows[0].dst", "does not exist", "0-2"]);
+    let (code, err) = run_bad("switch", &GOOD.replace("dst = 0", "dst = 3"), &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["workload.flows[0].dst", "switch"]);
+    let (code, err) = run_bad("self", &GOOD.replace("dst = 0", "dst = 1"), &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["workload.flows[0]", "itself"]);
+}
+
+#[test]
+fn a_disconnected_topology_file_is_rejected() {
+    let dir = scratch("disconnected-topo");
+    let topo = dir.join("t.txt");
+    std::fs::write(
+        &topo,
+        "5 2 2\n3 4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n",
+    )
+    .unwrap();
+    let text = format!(
+        "[topology]\nkind = \"ns3\"\nfile = \"{}\"\n",
+        topo.display()
+    );
+    // The file declares 2 links, so host 2's link is never read: it has none.
+    let (code, err) = run_bad("disconnected", &text, &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["t.txt", "host 2 has no link"]);
+    std::fs::write(
+        &topo,
+        "6 2 4\n4 5\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n2 5 100Gbps 1us 0\n3 5 100Gbps 1us 0\n",
+    )
+    .unwrap();
+    let (code, err) = run_bad("disconnected2", &text, &[]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["t.txt", "disconnected"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_flags_are_named() {
+    let (code, err) = run_bad("set", GOOD, &["--set", "cc.algorithm=tcp-reno"]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["cc.algorithm", "tcp-reno", "hpcc"]);
+    let (code, err) = run_bad("set2", GOOD, &["--set", "nic.mtu"]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["--set nic.mtu", "key.path=value"]);
+}
+
+#[test]
+fn a_missing_scenario_file_is_a_clear_error() {
+    let o = Command::new(env!("CARGO_BIN_EXE_rocesim"))
+        .args(["validate", "/nonexistent/x.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_one_line(
+        &String::from_utf8_lossy(&o.stderr),
+        &["/nonexistent/x.toml", "no such scenario file"],
+    );
+}

@@ -1,0 +1,54 @@
+//! Helpers shared by the integration tests.
+
+use rocesim::output::RunOutputs;
+use rocesim::sim::RunOptions;
+
+/// A star of `hosts` hosts at 100 Gbps with 1 us links and the given extra TOML.
+pub fn star(hosts: u32, extra: &str) -> String {
+    format!(
+        r#"
+name = "test"
+[topology]
+kind = "star"
+hosts = {hosts}
+rate = "100Gbps"
+delay = "1us"
+{extra}
+"#
+    )
+}
+
+pub fn run(text: &str, overrides: &[&str]) -> RunOutputs {
+    run_with(text, overrides, &RunOptions::default())
+}
+
+pub fn run_with(text: &str, overrides: &[&str], opts: &RunOptions) -> RunOutputs {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    rocesim::run_str(text, &o, opts).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// Asserts every flow completed and each delivered exactly its size, in order.
+pub fn assert_all_delivered(out: &RunOutputs) {
+    let s = &out.summary;
+    assert_eq!(s.flows_completed, s.flows_total, "every flow completes");
+    for f in &out.fct {
+        assert_eq!(
+            f.delivered, f.size,
+            "flow {} delivered {} of {} bytes",
+            f.flow_id, f.delivered, f.size
+        );
+    }
+    let total: u64 = out.fct.iter().map(|f| f.size).sum();
+    assert_eq!(
+        s.delivered_bytes, total,
+        "in-order bytes delivered = bytes offered"
+    );
+}
+
+/// A scratch directory unique to this test process and name.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("rocesim-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
