@@ -51,18 +51,15 @@ impl SwitchPort {
         if self.nonempty & 1 != 0 {
             return Some(0);
         }
-        let ready = self.nonempty & !self.eg.paused & !1;
+        let ready = (self.nonempty & !self.eg.paused & !1) as u32;
         if ready == 0 {
             return None;
         }
-        // Round robin over classes 1..=7, starting after the last served.
-        for k in 1..CLASSES as u8 {
-            let c = (self.rr + k - 1) % (CLASSES as u8 - 1) + 1;
-            if ready & (1 << c) != 0 {
-                return Some(c);
-            }
-        }
-        None
+        // Round robin over classes 1..=7: the first ready class after the last
+        // served, else the first ready class from the bottom.
+        let after = ready & (!0u32 << (self.rr as u32 + 1));
+        let pick = if after != 0 { after } else { ready };
+        Some(pick.trailing_zeros() as u8)
     }
 
     /// Something could be sent now (ignoring the port being busy).
@@ -110,6 +107,13 @@ mod tests {
         assert_eq!(p.pick_class(), Some(5));
         p.rr = 5;
         assert_eq!(p.pick_class(), Some(3));
+        p.rr = 7;
+        assert_eq!(p.pick_class(), Some(3));
+        p.nonempty = 0b1000_0010; // classes 1 and 7
+        p.rr = 1;
+        assert_eq!(p.pick_class(), Some(7));
+        p.rr = 0;
+        assert_eq!(p.pick_class(), Some(1));
     }
 
     #[test]

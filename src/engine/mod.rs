@@ -5,17 +5,30 @@
 //! here reads a wall clock; the same inputs give the same event order, always.
 //! Scheduling into the past is a bug and panics.
 
+mod calendar;
+
 use crate::units::{Delta, SimTime};
+use calendar::Calendar;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// A heap entry: 8 bytes of time, 4 of sequence and the event (24 bytes with a
 /// 12-byte event). The sequence wraps; ties compare it with wrapping arithmetic,
 /// which is exact while fewer than 2^31 events are pending.
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
     seq: u32,
     event: E,
+}
+
+impl<E> Entry<E> {
+    /// Strictly earlier in `(time, seq)` order.
+    #[inline]
+    fn earlier_than(&self, other: &Self) -> bool {
+        self.time < other.time
+            || (self.time == other.time && (self.seq.wrapping_sub(other.seq) as i32) < 0)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
@@ -42,13 +55,13 @@ impl<E> Ord for Entry<E> {
 
 /// A min-priority queue of events keyed by `(time, insertion order)`.
 ///
-/// Two heaps share one sequence counter: `hot` for the packet events that come
-/// and go every few nanoseconds, `cold` for timers (retransmission timeouts,
-/// controller timers, samplers), of which thousands can be pending at once and
-/// most are cancelled lazily. Keeping them apart keeps the hot heap shallow; `pop`
-/// takes the earlier of the two heads, so the order is exactly that of one heap.
-pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+/// Two structures share one sequence counter: a calendar queue for the packet
+/// events that come and go every few nanoseconds, and a heap for timers
+/// (retransmission timeouts, controller timers, samplers), of which thousands can
+/// be pending at once and most are cancelled lazily. `pop` takes the earlier of the
+/// two heads, so the order is exactly that of one priority queue.
+pub struct EventQueue<E: Copy> {
+    hot: Calendar<E>,
     cold: BinaryHeap<Entry<E>>,
     next_seq: u32,
     now: SimTime,
@@ -56,16 +69,16 @@ pub struct EventQueue<E> {
     peak: usize,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            hot: Calendar::new(),
             cold: BinaryHeap::new(),
             next_seq: 0,
             now: SimTime::ZERO,
@@ -90,12 +103,12 @@ impl<E> EventQueue<E> {
         );
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
-        self.heap.push(Entry {
+        self.hot.push(Entry {
             time: at.0,
             seq,
             event,
         });
-        self.peak = self.peak.max(self.heap.len());
+        self.peak = self.peak.max(self.hot.len());
     }
 
     /// Schedules a timer-like `event` (see the type's doc) at `at`.
@@ -125,15 +138,15 @@ impl<E> EventQueue<E> {
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let take_cold = match (self.heap.peek(), self.cold.peek()) {
+        let take_cold = match (self.hot.peek(), self.cold.peek()) {
             (_, None) => false,
             (None, Some(_)) => true,
-            (Some(h), Some(c)) => c > h,
+            (Some(h), Some(c)) => c.earlier_than(h),
         };
         let e = if take_cold {
             self.cold.pop()
         } else {
-            self.heap.pop()
+            self.hot.pop()
         }?;
         self.now = SimTime(e.time);
         self.popped += 1;
@@ -141,18 +154,17 @@ impl<E> EventQueue<E> {
     }
 
     /// The time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<SimTime> {
-        match (self.heap.peek(), self.cold.peek()) {
-            (Some(h), Some(c)) => Some(SimTime(if c > h { c.time } else { h.time })),
-            (h, c) => h.or(c).map(|e| SimTime(e.time)),
-        }
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        let h = self.hot.peek().map(|e| e.time);
+        let c = self.cold.peek().map(|e| e.time);
+        h.into_iter().chain(c).min().map(SimTime)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.cold.len()
+        self.hot.len() + self.cold.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.cold.is_empty()
+        self.len() == 0
     }
     /// Most events ever pending at once.
     pub fn peak_len(&self) -> usize {
@@ -201,9 +213,14 @@ mod tests {
         let mut reference: Vec<(u64, u64)> = Vec::new();
         let mut seq = 0u64;
         let mut out = Vec::new();
-        for _ in 0..20_000 {
+        for _ in 0..200_000 {
             if rng.random_bool(0.55) || q.is_empty() {
-                let at = q.now().0 + rng.random_range(0..50u64) * rng.random_range(0..3u64);
+                let at = match rng.random_range(0..4) {
+                    0 => q.now().0,
+                    1 => q.now().0 + rng.random_range(0..50_000u64),
+                    2 => q.now().0 + rng.random_range(0..100_000_000u64),
+                    _ => q.now().0 + rng.random_range(0..5u64) * 4096,
+                };
                 if rng.random_bool(0.3) {
                     q.schedule_cold(SimTime(at), seq);
                 } else {

@@ -1,0 +1,148 @@
+//! A calendar queue (a timing wheel with sorted buckets) for the hot events.
+//!
+//! Packet events are scheduled a few nanoseconds to a few microseconds ahead. The
+//! wheel has `N` buckets of `2^SHIFT` ps each; an event goes to the bucket of its
+//! time slot if that slot is within the wheel's horizon, else to an overflow heap
+//! that is drained into the wheel as time advances. The bucket being drained is
+//! sorted once by `(time, seq)`; events scheduled into it (or earlier) are inserted
+//! in order. Push and pop are O(1) on average instead of a heap's O(log n).
+
+use super::Entry;
+use std::collections::BinaryHeap;
+
+/// Slot width: 2^12 ps = 4.096 ns.
+const SHIFT: u32 = 12;
+const N: usize = 4096;
+const MASK: u64 = N as u64 - 1;
+const WORDS: usize = N / 64;
+
+#[inline]
+fn slot(time: u64) -> u64 {
+    time >> SHIFT
+}
+
+pub(super) struct Calendar<E: Copy> {
+    buckets: Vec<Vec<Entry<E>>>,
+    occupied: [u64; WORDS],
+    /// Entries of `cur_slot` and anything scheduled at or before it, earliest
+    /// first; `cur_pos` is the next to pop.
+    current: Vec<Entry<E>>,
+    cur_pos: usize,
+    cur_slot: u64,
+    overflow: BinaryHeap<Entry<E>>,
+    len: usize,
+}
+
+impl<E: Copy> Calendar<E> {
+    pub(super) fn new() -> Self {
+        Calendar {
+            buckets: (0..N).map(|_| Vec::new()).collect(),
+            occupied: [0; WORDS],
+            current: Vec::with_capacity(64),
+            cur_pos: 0,
+            cur_slot: 0,
+            overflow: BinaryHeap::new(),
+            len: 0,
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, e: Entry<E>) {
+        self.len += 1;
+        let s = slot(e.time);
+        if s <= self.cur_slot {
+            // Into the bucket being drained: after every pending entry that comes
+            // before it (usually all of them, so this is a push).
+            let pending = &self.current[self.cur_pos..];
+            let at = pending.partition_point(|x| x.earlier_than(&e));
+            self.current.insert(self.cur_pos + at, e);
+        } else if s < self.cur_slot + N as u64 {
+            let b = (s & MASK) as usize;
+            self.buckets[b].push(e);
+            self.occupied[b / 64] |= 1 << (b % 64);
+        } else {
+            self.overflow.push(e);
+        }
+    }
+
+    /// The earliest entry, if any (it stays queued).
+    #[inline]
+    pub(super) fn peek(&mut self) -> Option<&Entry<E>> {
+        if self.cur_pos == self.current.len() {
+            if self.len == 0 {
+                return None;
+            }
+            self.advance();
+        }
+        self.current.get(self.cur_pos)
+    }
+
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<Entry<E>> {
+        self.peek()?;
+        let e = self.current[self.cur_pos];
+        self.cur_pos += 1;
+        self.len -= 1;
+        Some(e)
+    }
+
+    /// The first occupied bucket after `cur_slot`, as an absolute slot.
+    fn next_occupied(&self) -> Option<u64> {
+        let start = ((self.cur_slot + 1) & MASK) as usize;
+        let (w0, b0) = (start / 64, start % 64);
+        for k in 0..=WORDS {
+            let w = (w0 + k) % WORDS;
+            let mut bits = self.occupied[w];
+            if k == 0 {
+                bits &= !0u64 << b0;
+            }
+            if k == WORDS {
+                bits &= (1u64 << b0).wrapping_sub(1);
+            }
+            if bits != 0 {
+                let idx = (w * 64 + bits.trailing_zeros() as usize) as u64;
+                let dist = (idx.wrapping_sub(self.cur_slot)) & MASK;
+                return Some(self.cur_slot + dist);
+            }
+        }
+        None
+    }
+
+    /// Moves to the next slot holding entries and sorts its bucket.
+    fn advance(&mut self) {
+        self.current.clear();
+        self.cur_pos = 0;
+        let from_wheel = self.next_occupied();
+        let from_overflow = self.overflow.peek().map(|e| slot(e.time));
+        let next = match (from_wheel, from_overflow) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).expect("advance on a non-empty calendar"),
+        };
+        self.cur_slot = next;
+        // Overflow entries now within the horizon join the wheel.
+        while let Some(top) = self.overflow.peek() {
+            let s = slot(top.time);
+            if s >= next + N as u64 {
+                break;
+            }
+            let e = self.overflow.pop().expect("peeked");
+            let b = (s & MASK) as usize;
+            self.buckets[b].push(e);
+            self.occupied[b / 64] |= 1 << (b % 64);
+        }
+        let b = (next & MASK) as usize;
+        std::mem::swap(&mut self.current, &mut self.buckets[b]);
+        self.occupied[b / 64] &= !(1 << (b % 64));
+        self.current.sort_unstable_by(|a, b| {
+            if a.earlier_than(b) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        });
+    }
+}
