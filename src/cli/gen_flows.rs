@@ -137,11 +137,22 @@ fn write_atomic(path: &Path, data: &[u8]) -> Result<(), Error> {
     };
     let name = path
         .file_name()
-        .ok_or_else(|| InputError::new("--out", "", format!("{} is not a file name", path.display())))?
+        .ok_or_else(|| {
+            InputError::new(
+                "--out",
+                "",
+                format!("{} is not a file name", path.display()),
+            )
+        })?
         .to_string_lossy()
         .into_owned();
     if !dir.is_dir() {
-        return Err(InputError::new("--out", "", format!("directory {} does not exist", dir.display())).into());
+        return Err(InputError::new(
+            "--out",
+            "",
+            format!("directory {} does not exist", dir.display()),
+        )
+        .into());
     }
     AtomicFile::write_all_to(dir, &name, data)
 }

@@ -214,7 +214,11 @@ impl Gen<'_> {
     fn host(&self, field: &str, id: u32) -> Result<NodeId, InputError> {
         let n = self.topo.spec.kinds.len() as u32;
         if id >= n || self.topo.kind(NodeId(id)) != NodeKind::Host {
-            let what = if id >= n { "does not exist" } else { "is a switch" };
+            let what = if id >= n {
+                "does not exist"
+            } else {
+                "is a switch"
+            };
             return Err(self.cx.err(
                 field,
                 format!("node {id} {what} (hosts: {})", describe_hosts(self.topo)),
@@ -277,7 +281,9 @@ impl Gen<'_> {
         if v.is_finite() && v > 0.0 && v <= 1.0 {
             Ok(v)
         } else {
-            Err(self.cx.err(field, format!("{v} must be in (0, 1], e.g. 0.3 for 30%")))
+            Err(self
+                .cx
+                .err(field, format!("{v} must be in (0, 1], e.g. 0.3 for 30%")))
         }
     }
 }
@@ -310,7 +316,11 @@ pub(super) fn generate(
                 Classes::Uniform(e.classes.clone())
             }
         };
-        g.positive(&format!("{field}.duration"), e.duration.ps(), "(e.g. \"10ms\")")?;
+        g.positive(
+            &format!("{field}.duration"),
+            e.duration.ps(),
+            "(e.g. \"10ms\")",
+        )?;
         let p = Poisson {
             cdf: &cdf,
             load: g.fraction(&format!("{field}.load"), e.load)?,
@@ -328,13 +338,19 @@ pub(super) fn generate(
         let field = format!("workload.incast_periodic[{i}]");
         let pool = g.pool(&field, &e.hosts)?;
         let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
-        g.positive(&format!("{field}.duration"), e.duration.ps(), "(e.g. \"10ms\")")?;
+        g.positive(
+            &format!("{field}.duration"),
+            e.duration.ps(),
+            "(e.g. \"10ms\")",
+        )?;
         let period = match (e.load, e.interval) {
             (Some(l), None) => {
                 let l = g.fraction(&format!("{field}.load"), l)?;
                 IncastOverlay::period_for_load(&pool, e.fan_in, size, l)
             }
-            (None, Some(d)) => Delta(g.positive(&format!("{field}.interval"), d.ps(), "(e.g. \"375us\")")?),
+            (None, Some(d)) => {
+                Delta(g.positive(&format!("{field}.interval"), d.ps(), "(e.g. \"375us\")")?)
+            }
             _ => {
                 return Err(cx.err(
                     &field,
@@ -352,17 +368,32 @@ pub(super) fn generate(
             classes: Classes::One(g.class(&format!("{field}.class"), e.class)?),
             dport: e.dport,
         };
-        let s = e.seed.unwrap_or_else(|| derive_seed(seed, "incast_periodic", i));
-        flows.extend(o.generate(&pool, s).map_err(|m| fail(&format!("{field}.fan_in"), m))?);
+        let s = e
+            .seed
+            .unwrap_or_else(|| derive_seed(seed, "incast_periodic", i));
+        flows.extend(
+            o.generate(&pool, s)
+                .map_err(|m| fail(&format!("{field}.fan_in"), m))?,
+        );
     }
     for (i, e) in w.permutation.iter().enumerate() {
         let field = format!("workload.permutation[{i}]");
         let pool = g.pool(&field, &e.hosts)?;
         let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
         let class = g.class(&format!("{field}.class"), e.class)?;
-        let s = e.seed.unwrap_or_else(|| derive_seed(seed, "permutation", i));
-        let v = patterns::permutation(&pool, e.exclude_same_rack, size, at(e.start), class, e.dport, s)
-            .map_err(|m| fail(&field, m))?;
+        let s = e
+            .seed
+            .unwrap_or_else(|| derive_seed(seed, "permutation", i));
+        let v = patterns::permutation(
+            &pool,
+            e.exclude_same_rack,
+            size,
+            at(e.start),
+            class,
+            e.dport,
+            s,
+        )
+        .map_err(|m| fail(&field, m))?;
         flows.extend(v);
     }
     for (i, e) in w.all_to_all.iter().enumerate() {
@@ -374,10 +405,19 @@ pub(super) fn generate(
         if n * (n - 1) > MAX_GENERATED_FLOWS {
             return Err(cx.err(
                 &field,
-                format!("{n} hosts give {} flows (limit {MAX_GENERATED_FLOWS}); restrict hosts", n * (n - 1)),
+                format!(
+                    "{n} hosts give {} flows (limit {MAX_GENERATED_FLOWS}); restrict hosts",
+                    n * (n - 1)
+                ),
             ));
         }
-        flows.extend(patterns::all_to_all(&pool, size, at(e.start), class, e.dport));
+        flows.extend(patterns::all_to_all(
+            &pool,
+            size,
+            at(e.start),
+            class,
+            e.dport,
+        ));
     }
     for (i, e) in w.long_short.iter().enumerate() {
         let field = format!("workload.long_short[{i}]");
@@ -399,12 +439,22 @@ pub(super) fn generate(
         }
     }
     for (i, e) in w.staggered.iter().enumerate() {
-        flows.extend(staggered(&g, e, &format!("workload.staggered[{i}]"), payload_fraction)?);
+        flows.extend(staggered(
+            &g,
+            e,
+            &format!("workload.staggered[{i}]"),
+            payload_fraction,
+        )?);
     }
     Ok(flows)
 }
 
-fn staggered(g: &Gen, e: &StaggeredEntry, field: &str, payload_fraction: f64) -> Result<Vec<FlowSpec>, InputError> {
+fn staggered(
+    g: &Gen,
+    e: &StaggeredEntry,
+    field: &str,
+    payload_fraction: f64,
+) -> Result<Vec<FlowSpec>, InputError> {
     let receiver = g.host(&format!("{field}.receiver"), e.receiver)?;
     let senders: Vec<NodeId> = match (e.senders.is_empty(), e.fan_in) {
         (false, None) => e
@@ -414,22 +464,37 @@ fn staggered(g: &Gen, e: &StaggeredEntry, field: &str, payload_fraction: f64) ->
             .map(|(j, &s)| g.host(&format!("{field}.senders[{j}]"), s))
             .collect::<Result<_, _>>()?,
         (true, Some(n)) => {
-            let s: Vec<NodeId> = g.topo.hosts.iter().copied().filter(|&h| h != receiver).take(n as usize).collect();
+            let s: Vec<NodeId> = g
+                .topo
+                .hosts
+                .iter()
+                .copied()
+                .filter(|&h| h != receiver)
+                .take(n as usize)
+                .collect();
             if n == 0 || s.len() < n as usize {
                 return Err(g.cx.err(
                     format!("{field}.fan_in"),
-                    format!("{n} senders requested; valid: 1..{}", g.topo.hosts.len() - 1),
+                    format!(
+                        "{n} senders requested; valid: 1..{}",
+                        g.topo.hosts.len() - 1
+                    ),
                 ));
             }
             s
         }
         _ => return Err(g.cx.err(field, "give either senders = [...] or fan_in = N")),
     };
-    let interval = Delta(g.positive(&format!("{field}.interval"), e.interval.ps(), "(e.g. \"1ms\")")?);
+    let interval = Delta(g.positive(
+        &format!("{field}.interval"),
+        e.interval.ps(),
+        "(e.g. \"1ms\")",
+    )?);
     let sizes = match e.size {
         Some(b) => vec![g.positive(&format!("{field}.size"), b.0, "bytes")?; senders.len()],
         None => {
-            let goodput = Rate::from_bps_f64(g.topo.host_port(receiver).rate.bps_f64() * payload_fraction);
+            let goodput =
+                Rate::from_bps_f64(g.topo.host_port(receiver).rate.bps_f64() * payload_fraction);
             let leave = match e.leave.unwrap_or(LeaveOrder::Fifo) {
                 LeaveOrder::Fifo => Leave::Fifo,
                 LeaveOrder::Lifo => Leave::Lifo,
@@ -438,7 +503,15 @@ fn staggered(g: &Gen, e: &StaggeredEntry, field: &str, payload_fraction: f64) ->
         }
     };
     let class = g.class(&format!("{field}.class"), e.class)?;
-    let flows = patterns::staggered(&senders, receiver, &sizes, SimTime(e.start.ps()), interval, class, e.dport);
+    let flows = patterns::staggered(
+        &senders,
+        receiver,
+        &sizes,
+        SimTime(e.start.ps()),
+        interval,
+        class,
+        e.dport,
+    );
     for (j, f) in flows.iter().enumerate() {
         check_flow(f, g.topo, &format!("{field}.senders[{j}]"), g.cx)?;
     }

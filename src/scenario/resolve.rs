@@ -351,7 +351,12 @@ fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputEr
     })
 }
 
-pub(super) fn check_flow(f: &FlowSpec, topo: &Topology, field: &str, cx: &Ctx) -> Result<(), InputError> {
+pub(super) fn check_flow(
+    f: &FlowSpec,
+    topo: &Topology,
+    field: &str,
+    cx: &Ctx,
+) -> Result<(), InputError> {
     let n = topo.spec.kinds.len() as u32;
     for (what, id) in [("src", f.src), ("dst", f.dst)] {
         if id.0 >= n {

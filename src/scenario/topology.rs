@@ -6,9 +6,7 @@ use super::resolve::{Ctx, resolve_path};
 use super::{TopologyKind, TopologySection};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};
-use crate::topology::{
-    Topology, TopologySpec, builders, leaf_spine, ns3, parking_lot, testbeds,
-};
+use crate::topology::{Topology, TopologySpec, builders, leaf_spine, ns3, parking_lot, testbeds};
 use crate::units::{Delta, Rate};
 use std::path::Path;
 
@@ -108,11 +106,14 @@ pub(super) fn build_topology(
     let delay = t.delay.unwrap_or(Delta::from_us(1));
     let host_rate = |default| rate("host_rate", t.host_rate, default);
     // Fabric links default to the host rate where the papers use one rate.
-    let fabric_rate = |default: Option<Rate>| rate("fabric_rate", t.fabric_rate.or(default), t.host_rate);
+    let fabric_rate =
+        |default: Option<Rate>| rate("fabric_rate", t.fabric_rate.or(default), t.host_rate);
     let mut spec: TopologySpec = match t.kind {
-        TopologyKind::Star => {
-            builders::star(count("hosts", t.hosts, 2)?, rate("rate", t.rate, None)?, delay)
-        }
+        TopologyKind::Star => builders::star(
+            count("hosts", t.hosts, 2)?,
+            rate("rate", t.rate, None)?,
+            delay,
+        ),
         TopologyKind::Dumbbell => {
             let (left, right) = (count("left", t.left, 1)?, count("right", t.right, 1)?);
             let hr = host_rate(None)?;
@@ -156,7 +157,12 @@ pub(super) fn build_topology(
                 "spines x fabric_rate / host_rate",
                 cx,
             )?;
-            check_size(leaves as u64 * per_leaf as u64 + leaves as u64 + spines as u64, spines as u64 + leaves as u64, leaves as u64, cx)?;
+            check_size(
+                leaves as u64 * per_leaf as u64 + leaves as u64 + spines as u64,
+                spines as u64 + leaves as u64,
+                leaves as u64,
+                cx,
+            )?;
             leaf_spine::leaf_spine(leaves, spines, per_leaf, hr, fr, delay)
         }
         TopologyKind::DcqcnTestbed => {
@@ -210,7 +216,10 @@ fn hosts_below(
             format!("give {field} or oversubscription, not both"),
         )),
         (Some(n), None) if n >= 1 => Ok(n),
-        (Some(n), None) => Err(cx.err(format!("topology.{field}"), format!("{n} is too few; at least 1"))),
+        (Some(n), None) => Err(cx.err(
+            format!("topology.{field}"),
+            format!("{n} is too few; at least 1"),
+        )),
         (None, r) => {
             let r = ratio(r.unwrap_or(1.0), cx)?;
             let hosts = r * full;
@@ -229,7 +238,12 @@ fn hosts_below(
     }
 }
 
-fn fat_tree_shape(t: &TopologySection, hr: Rate, fr: Rate, cx: &Ctx) -> Result<FatTreeShape, InputError> {
+fn fat_tree_shape(
+    t: &TopologySection,
+    hr: Rate,
+    fr: Rate,
+    cx: &Ctx,
+) -> Result<FatTreeShape, InputError> {
     let explicit = [
         ("pods", t.pods),
         ("tors_per_pod", t.tors_per_pod),
@@ -237,14 +251,21 @@ fn fat_tree_shape(t: &TopologySection, hr: Rate, fr: Rate, cx: &Ctx) -> Result<F
     ];
     let mut s = match t.k {
         Some(k) => {
-            if let Some((f, _)) = explicit.iter().chain(&[("cores_per_agg", t.cores_per_agg)]).find(|(_, v)| v.is_some()) {
+            if let Some((f, _)) = explicit
+                .iter()
+                .chain(&[("cores_per_agg", t.cores_per_agg)])
+                .find(|(_, v)| v.is_some())
+            {
                 return Err(cx.err(
                     format!("topology.{f}"),
                     "give either k (the k-ary fat-tree) or pods, tors_per_pod and aggs_per_pod, not both",
                 ));
             }
             if k < 2 || k % 2 != 0 {
-                return Err(cx.err("topology.k", format!("{k} must be even and >= 2 (e.g. 4, 8, 16)")));
+                return Err(cx.err(
+                    "topology.k",
+                    format!("{k} must be even and >= 2 (e.g. 4, 8, 16)"),
+                ));
             }
             FatTreeShape::k_ary(k, 0)
         }

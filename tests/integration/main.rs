@@ -1,1 +1,5 @@
 //! Integration tests: one binary, files named by behaviour.
+
+mod generated_topologies;
+mod ns3_files;
+mod workloads;
