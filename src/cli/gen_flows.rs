@@ -5,12 +5,13 @@
 //! the id the simulator gives the flow (its index after the stable sort by start
 //! time). ns-3: `N`, then `src dst pg dport size start_seconds` (nanosecond
 //! precision; generated start times are whole nanoseconds, so nothing is lost).
+//! `--topology-out` also writes the topology as an ns-3 topology file.
 
 use super::ScenarioArgs;
 use crate::error::{Error, InputError};
 use crate::output::AtomicFile;
 use crate::output::fmt_ns;
-use crate::topology::ns3::format_flows;
+use crate::topology::ns3::{format_flows, format_topology};
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
 use std::fmt::Write as _;
@@ -42,6 +43,9 @@ pub struct GenFlowsArgs {
     /// flows at 2 s; read such files back with workload.ns3_time_offset).
     #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_delta, default_value = "0s")]
     pub ns3_offset: Delta,
+    /// Also write the scenario's topology as an HPCC ns-3 topology file.
+    #[arg(long, value_name = "FILE")]
+    pub topology_out: Option<PathBuf>,
 }
 
 /// Our CSV of `flows`.
@@ -85,6 +89,9 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
         &shifted
     };
     let total: u64 = cfg.flows.iter().map(|f| f.size).sum();
+    if let Some(p) = &args.topology_out {
+        write_atomic(p, format_topology(&cfg.topo.spec).as_bytes())?;
+    }
     let Some(out) = &args.out else {
         let text = match format {
             FlowFormat::Csv => format_csv(&cfg.flows),

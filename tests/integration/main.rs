@@ -2,4 +2,5 @@
 
 mod generated_topologies;
 mod ns3_files;
+mod topology_workload_scenarios;
 mod workloads;
