@@ -117,11 +117,18 @@ impl FlowSizeCdf {
             probs.push(c / scale);
         }
         *probs.last_mut().expect("non-empty") = 1.0;
-        Ok(FlowSizeCdf {
+        let cdf = FlowSizeCdf {
             name: source.to_string(),
             sizes,
             probs,
-        })
+        };
+        if cdf.mean() <= 0.0 {
+            return Err(err(
+                last_line,
+                "every size is 0; the mean flow size must be > 0 bytes".into(),
+            ));
+        }
+        Ok(cdf)
     }
 
     pub fn rows(&self) -> usize {
@@ -285,6 +292,8 @@ mod tests {
         assert!(e.contains("no \"size_bytes cdf\" rows"), "{e}");
         let e = parse("0 0\n10 -1\n20 1\n").unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
+        let e = parse("0 0\n0 1\n").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("mean flow size"), "{e}");
     }
 
     #[test]

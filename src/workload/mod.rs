@@ -108,7 +108,7 @@ pub fn derive_seed(seed: u64, tag: &str, index: usize) -> u64 {
 /// Rounds a time in picoseconds to the nearest nanosecond (the ns-3 flow file's
 /// precision), so written flow files reproduce the run exactly.
 pub fn to_ns_grid(ps: u64) -> SimTime {
-    SimTime((ps + 500) / 1000 * 1000)
+    SimTime(ps.saturating_add(500) / 1000 * 1000)
 }
 
 #[cfg(test)]
