@@ -73,6 +73,9 @@ pub struct TopologySection {
     pub bottleneck_rate: Option<Rate>,
     /// ns3: a topology file in the HPCC ns-3 format, relative to the scenario file.
     pub file: Option<String>,
+    /// ns3: what to do with hosts that have several links: "reject" (default) or
+    /// "first-link" (keep each host's first link; a host has one NIC port).
+    pub multi_homed: Option<MultiHomed>,
     /// Switch-to-switch links (fat-tree, leaf-spine, testbeds, parking-lot).
     pub fabric_rate: Option<Rate>,
     /// Host capacity over uplink capacity at the first switch tier (fat-tree ToR,
@@ -109,6 +112,13 @@ pub enum TopologyKind {
     ParkingLot,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MultiHomed {
+    Reject,
+    FirstLink,
+}
+
 impl TopologyKind {
     /// The name as written in scenario files.
     pub fn name(self) -> &'static str {
@@ -139,6 +149,7 @@ impl TopologySection {
             ("host_rate", self.host_rate.is_some()),
             ("bottleneck_rate", self.bottleneck_rate.is_some()),
             ("file", self.file.is_some()),
+            ("multi_homed", self.multi_homed.is_some()),
             ("fabric_rate", self.fabric_rate.is_some()),
             ("oversubscription", self.oversubscription.is_some()),
             ("k", self.k.is_some()),

@@ -3,7 +3,7 @@
 //! kind's fields; errors name `topology.<field>` and what would be valid.
 
 use super::resolve::{Ctx, resolve_path};
-use super::{TopologyKind, TopologySection};
+use super::{MultiHomed, TopologyKind, TopologySection};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};
 use crate::topology::{Topology, TopologySpec, builders, leaf_spine, ns3, parking_lot, testbeds};
@@ -22,7 +22,7 @@ fn fields(kind: TopologyKind) -> (&'static [&'static str], &'static [&'static st
             &["left", "right", "host_rate", "delay"],
             &["bottleneck_rate", "oversubscription", "loss"],
         ),
-        TopologyKind::Ns3 => (&["file"], &[]),
+        TopologyKind::Ns3 => (&["file"], &["multi_homed"]),
         TopologyKind::FatTree => (
             &["host_rate", "delay"],
             &[
@@ -134,7 +134,27 @@ pub(super) fn build_topology(
         }
         TopologyKind::Ns3 => {
             let path = resolve_path(base, t.file.as_deref().expect("required field checked"));
-            ns3::read_topology(&path)?
+            if t.multi_homed == Some(MultiHomed::FirstLink) {
+                let mut spec = ns3::read_topology_unchecked(&path)?;
+                ns3::keep_first_host_link(&mut spec);
+                spec.validate()
+                    .map_err(|m| InputError::in_file(&path, "", m))?;
+                spec
+            } else {
+                ns3::read_topology(&path).map_err(|e| {
+                    if e.message.contains(" links; each host has one NIC port") {
+                        InputError {
+                            message: format!(
+                                "{} (or set topology.multi_homed = \"first-link\" to keep each host's first link)",
+                                e.message
+                            ),
+                            ..e
+                        }
+                    } else {
+                        e
+                    }
+                })?
+            }
         }
         TopologyKind::FatTree => {
             let (hr, fr) = (host_rate(None)?, fabric_rate(None)?);

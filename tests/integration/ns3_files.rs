@@ -81,3 +81,33 @@ queue_interval = "0s"
     assert_eq!(out.summary.flows_completed, 300);
     assert_eq!(out.fct.iter().map(|r| r.size).sum::<u64>(), total);
 }
+
+#[test]
+fn the_dual_homed_ali_topology_runs_with_first_link_hosts() {
+    // mix/ali_32host_10rack.txt gives every server two 25G links to a ToR pair; a
+    // host here has one NIC port, so it is rejected unless each keeps its first link.
+    let text = r#"
+[topology]
+kind = "ns3"
+file = "../data/hpcc-ns3/mix/ali_32host_10rack.txt"
+[cc]
+algorithm = "hpcc"
+[[workload.permutation]]
+size = "20KB"
+hosts = ["0-95"]
+[output]
+queue_interval = "0s"
+"#;
+    let e = run_str(text, &[], &RunOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("multi_homed = \"first-link\""), "{e}");
+    let out = run_str(
+        text,
+        &["topology.multi_homed=first-link".into()],
+        &RunOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(out.summary.flows_completed, 96);
+    assert_eq!(out.summary.drops, 0);
+}
