@@ -1,6 +1,7 @@
 //! The `rocesim` command line.
 
 mod bench;
+pub mod gen_flows;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +26,8 @@ pub enum Command {
     Validate(ScenarioArgs),
     /// Measure simulator speed (packet transmissions and events per second).
     Bench(bench::BenchArgs),
+    /// Write the flows a scenario would simulate (CSV and/or ns-3 flow file).
+    GenFlows(gen_flows::GenFlowsArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -58,6 +61,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Validate(a) => run::validate(&a),
         Command::Bench(a) => bench::bench(&a),
+        Command::GenFlows(a) => gen_flows::gen_flows(&a),
     };
     match res {
         Ok(()) => 0,

@@ -11,7 +11,13 @@ use std::path::{Path, PathBuf};
 
 /// Loads and resolves the scenario named on the command line (or the built-in one).
 pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
-    let loaded = match &args.scenario {
+    load_seeded(args, None)
+}
+
+/// [`load`], with `seed` (from `--seed`) replacing the scenario's `seed` before
+/// the workload generators draw their flows.
+pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, Error> {
+    let mut loaded = match &args.scenario {
         Some(path) => {
             if !path.exists() {
                 return Err(InputError::in_file(path, "", "no such scenario file").into());
@@ -29,6 +35,9 @@ pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
             )?
         }
     };
+    if let Some(s) = seed {
+        loaded.file.seed = s;
+    }
     Ok(scenario::resolve(&loaded)?)
 }
 
@@ -48,7 +57,7 @@ pub fn validate(args: &ScenarioArgs) -> Result<(), Error> {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Error> {
-    let cfg = load(&args.scenario)?;
+    let cfg = load_seeded(&args.scenario, args.seed)?;
     let out = args
         .out
         .clone()

@@ -4,8 +4,10 @@
 //! [`resolve`] validates them into a [`RunConfig`] with runtime types and every
 //! default filled in. docs/scenario.md is the reference for every key.
 
+pub mod generators;
 pub mod load;
 pub mod resolve;
+mod topology;
 
 use crate::cc::CcSection;
 use crate::profile::{EcmpHash, EcnPoint, IdealFct, Profile, Serialization};
@@ -48,8 +50,8 @@ fn default_seed() -> u64 {
 }
 
 /// The network. `kind` picks a generator or a file; each kind uses some of the
-/// other fields (docs/scenario.md lists them) and rejects the rest. Node ids:
-/// hosts first, then switches, for the generators; as in the file for `ns3`.
+/// other fields (docs/topologies-and-workloads.md lists them) and rejects the rest.
+/// Node ids: hosts first, then switches, for the generators; as in the file for `ns3`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TopologySection {
@@ -65,11 +67,34 @@ pub struct TopologySection {
     /// dumbbell: hosts on each side.
     pub left: Option<u32>,
     pub right: Option<u32>,
-    /// dumbbell: host links and the middle link.
+    /// Host (NIC) links.
     pub host_rate: Option<Rate>,
+    /// dumbbell: the middle link.
     pub bottleneck_rate: Option<Rate>,
     /// ns3: a topology file in the HPCC ns-3 format, relative to the scenario file.
     pub file: Option<String>,
+    /// ns3: what to do with hosts that have several links: "reject" (default) or
+    /// "first-link" (keep each host's first link; a host has one NIC port).
+    pub multi_homed: Option<MultiHomed>,
+    /// Switch-to-switch links (fat-tree, leaf-spine, testbeds, parking-lot).
+    pub fabric_rate: Option<Rate>,
+    /// Host capacity over uplink capacity at the first switch tier (fat-tree ToR,
+    /// leaf, dumbbell side); sets hosts per ToR/leaf or the dumbbell middle link.
+    pub oversubscription: Option<f64>,
+    /// fat-tree: k-ary shorthand (k pods, k/2 ToR and Agg per pod, (k/2)^2 cores).
+    pub k: Option<u32>,
+    pub pods: Option<u32>,
+    pub tors_per_pod: Option<u32>,
+    pub aggs_per_pod: Option<u32>,
+    pub cores_per_agg: Option<u32>,
+    /// fat-tree, dcqcn-testbed: hosts under each ToR.
+    pub hosts_per_tor: Option<u32>,
+    /// leaf-spine: racks, spines and hosts per rack.
+    pub leaves: Option<u32>,
+    pub spines: Option<u32>,
+    pub hosts_per_leaf: Option<u32>,
+    /// parking-lot: switch-to-switch bottleneck links in the chain.
+    pub bottlenecks: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +104,36 @@ pub enum TopologyKind {
     Star,
     Dumbbell,
     Ns3,
+    FatTree,
+    HpccFatTree,
+    LeafSpine,
+    DcqcnTestbed,
+    HpccTestbed,
+    ParkingLot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MultiHomed {
+    Reject,
+    FirstLink,
+}
+
+impl TopologyKind {
+    /// The name as written in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            TopologyKind::Star => "star",
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::Ns3 => "ns3",
+            TopologyKind::FatTree => "fat-tree",
+            TopologyKind::HpccFatTree => "hpcc-fat-tree",
+            TopologyKind::LeafSpine => "leaf-spine",
+            TopologyKind::DcqcnTestbed => "dcqcn-testbed",
+            TopologyKind::HpccTestbed => "hpcc-testbed",
+            TopologyKind::ParkingLot => "parking-lot",
+        }
+    }
 }
 
 impl TopologySection {
@@ -94,6 +149,19 @@ impl TopologySection {
             ("host_rate", self.host_rate.is_some()),
             ("bottleneck_rate", self.bottleneck_rate.is_some()),
             ("file", self.file.is_some()),
+            ("multi_homed", self.multi_homed.is_some()),
+            ("fabric_rate", self.fabric_rate.is_some()),
+            ("oversubscription", self.oversubscription.is_some()),
+            ("k", self.k.is_some()),
+            ("pods", self.pods.is_some()),
+            ("tors_per_pod", self.tors_per_pod.is_some()),
+            ("aggs_per_pod", self.aggs_per_pod.is_some()),
+            ("cores_per_agg", self.cores_per_agg.is_some()),
+            ("hosts_per_tor", self.hosts_per_tor.is_some()),
+            ("leaves", self.leaves.is_some()),
+            ("spines", self.spines.is_some()),
+            ("hosts_per_leaf", self.hosts_per_leaf.is_some()),
+            ("bottlenecks", self.bottlenecks.is_some()),
         ]
     }
 }
@@ -247,6 +315,19 @@ pub struct WorkloadSection {
     pub ns3_flow_files: Vec<String>,
     /// Shift ns-3 flow-file start times by this much (they usually start at 2 s).
     pub ns3_time_offset: Option<Delta>,
+    /// Generators (docs/topologies-and-workloads.md); see [`generators`].
+    #[serde(default)]
+    pub poisson: Vec<generators::PoissonEntry>,
+    #[serde(default)]
+    pub incast_periodic: Vec<generators::IncastPeriodicEntry>,
+    #[serde(default)]
+    pub permutation: Vec<generators::PermutationEntry>,
+    #[serde(default)]
+    pub all_to_all: Vec<generators::AllToAllEntry>,
+    #[serde(default)]
+    pub long_short: Vec<generators::LongShortEntry>,
+    #[serde(default)]
+    pub staggered: Vec<generators::StaggeredEntry>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -279,10 +360,10 @@ pub struct IncastEntry {
     pub class: u8,
 }
 
-fn default_class() -> u8 {
+pub(crate) fn default_class() -> u8 {
     3
 }
-fn default_dport() -> u16 {
+pub(crate) fn default_dport() -> u16 {
     100
 }
 

@@ -8,7 +8,7 @@ use crate::error::InputError;
 use crate::profile::{CnpMode, IntBytes, ModelConfig};
 use crate::switch::ecn::Red;
 use crate::switch::mmu::PfcThreshold;
-use crate::topology::{NodeId, NodeKind, Topology, TopologySpec, builders, ns3};
+use crate::topology::{NodeId, NodeKind, Topology, ns3};
 use crate::units::SimTime;
 use crate::workload::{FlowSpec, incast::incast};
 use std::path::{Path, PathBuf};
@@ -99,12 +99,12 @@ impl RunConfig {
     }
 }
 
-struct Ctx<'a> {
-    source: &'a str,
+pub(super) struct Ctx<'a> {
+    pub(super) source: &'a str,
 }
 
 impl Ctx<'_> {
-    fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> InputError {
+    pub(super) fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> InputError {
         InputError::new(self.source, field, msg)
     }
 }
@@ -115,7 +115,7 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let cx = Ctx {
         source: &loaded.source,
     };
-    let topo = build_topology(&f.topology, &loaded.base_dir, &cx)?;
+    let topo = super::topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
     let cc = f.cc.resolve().map_err(|(field, msg)| cx.err(field, msg))?;
     let model = resolve_model(f, &cx)?;
     let int_on = f.switch.int.unwrap_or_else(|| cc.needs_int());
@@ -124,7 +124,18 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let pfc = resolve_pfc(&f.switch, mtu_wire, &cx)?;
     let ecn = resolve_ecn(&f.switch.ecn, &cc, &cx)?;
-    let flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, &cx)?;
+    let mut flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, &cx)?;
+    // Generated flows join the explicit ones, sorted by start time (stable).
+    let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
+    flows.extend(super::generators::generate(
+        &f.workload,
+        &topo,
+        &loaded.base_dir,
+        &cx,
+        f.seed,
+        payload_fraction,
+    )?);
+    flows.sort_by_key(|f| f.start);
     let output = resolve_output(&f.output, &topo, &cx)?;
     if let Some(stop) = f.stop
         && stop.is_zero()
@@ -150,81 +161,6 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         output,
         scenario_text: loaded.text.clone(),
     })
-}
-
-fn build_topology(t: &TopologySection, base: &Path, cx: &Ctx) -> Result<Topology, InputError> {
-    let (required, optional): (&[&str], &[&str]) = match t.kind {
-        TopologyKind::Star => (&["hosts", "rate", "delay"], &["loss"]),
-        TopologyKind::Dumbbell => (
-            &["left", "right", "host_rate", "bottleneck_rate", "delay"],
-            &["loss"],
-        ),
-        TopologyKind::Ns3 => (&["file"], &[]),
-    };
-    let kind = format!("{:?}", t.kind).to_lowercase();
-    for (field, given) in t.given() {
-        if required.contains(&field) && !given {
-            return Err(cx.err(
-                format!("topology.{field}"),
-                format!("is required with kind = \"{kind}\""),
-            ));
-        }
-        if given && !required.contains(&field) && !optional.contains(&field) {
-            let mut valid: Vec<&str> = required.iter().chain(optional).copied().collect();
-            valid.sort_unstable();
-            return Err(cx.err(
-                format!("topology.{field}"),
-                format!(
-                    "is not used with kind = \"{kind}\" (its fields: {})",
-                    valid.join(", ")
-                ),
-            ));
-        }
-    }
-    let rate = |field: &str, r: Option<Rate>| {
-        let r = r.expect("required field checked");
-        if r.bps() == 0 {
-            Err(cx.err(format!("topology.{field}"), "must be > 0, e.g. \"100Gbps\""))
-        } else {
-            Ok(r)
-        }
-    };
-    let count = |field: &str, v: Option<u32>, min: u32| {
-        let v = v.expect("required field checked");
-        if v < min {
-            Err(cx.err(
-                format!("topology.{field}"),
-                format!("{v} is too few; at least {min}"),
-            ))
-        } else {
-            Ok(v)
-        }
-    };
-    let loss = t.loss.unwrap_or(0.0);
-    if !(0.0..1.0).contains(&loss) {
-        return Err(cx.err("topology.loss", format!("{loss} must be in [0, 1)")));
-    }
-    let delay = t.delay.unwrap_or_default();
-    let mut spec: TopologySpec = match t.kind {
-        TopologyKind::Star => {
-            builders::star(count("hosts", t.hosts, 2)?, rate("rate", t.rate)?, delay)
-        }
-        TopologyKind::Dumbbell => builders::dumbbell(
-            count("left", t.left, 1)?,
-            count("right", t.right, 1)?,
-            rate("host_rate", t.host_rate)?,
-            rate("bottleneck_rate", t.bottleneck_rate)?,
-            delay,
-        ),
-        TopologyKind::Ns3 => {
-            let path = resolve_path(base, t.file.as_deref().expect("required field checked"));
-            ns3::read_topology(&path)?
-        }
-    };
-    if t.loss.is_some() {
-        spec.links.iter_mut().for_each(|l| l.loss = loss);
-    }
-    Topology::build(spec).map_err(|m| cx.err("topology", m))
 }
 
 /// A path from the scenario, relative to the scenario file's directory.
@@ -415,20 +351,27 @@ fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputEr
     })
 }
 
-fn check_flow(f: &FlowSpec, topo: &Topology, field: &str, cx: &Ctx) -> Result<(), InputError> {
+pub(super) fn check_flow(
+    f: &FlowSpec,
+    topo: &Topology,
+    field: &str,
+    cx: &Ctx,
+) -> Result<(), InputError> {
     let n = topo.spec.kinds.len() as u32;
-    let hosts = describe_hosts(topo);
     for (what, id) in [("src", f.src), ("dst", f.dst)] {
         if id.0 >= n {
             return Err(cx.err(
                 format!("{field}.{what}"),
-                format!("node {id} does not exist (hosts: {hosts})"),
+                format!("node {id} does not exist (hosts: {})", describe_hosts(topo)),
             ));
         }
         if topo.kind(id) != NodeKind::Host {
             return Err(cx.err(
                 format!("{field}.{what}"),
-                format!("node {id} is a switch; flows run between hosts ({hosts})"),
+                format!(
+                    "node {id} is a switch; flows run between hosts ({})",
+                    describe_hosts(topo)
+                ),
             ));
         }
     }
@@ -450,7 +393,7 @@ fn check_flow(f: &FlowSpec, topo: &Topology, field: &str, cx: &Ctx) -> Result<()
     Ok(())
 }
 
-fn describe_hosts(topo: &Topology) -> String {
+pub(super) fn describe_hosts(topo: &Topology) -> String {
     let ids: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
     let contiguous = ids.windows(2).all(|w| w[1] == w[0] + 1);
     match (ids.first(), ids.last()) {

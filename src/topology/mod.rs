@@ -5,10 +5,19 @@
 //! it into ports: every link gives one port at each end, numbered in link order.
 //! Each host has exactly one port (one NIC port, as the papers' hosts have).
 //! Routing (equal-cost shortest paths for ECMP) lives in [`routing`].
+//!
+//! Generators: [`builders`] (star, dumbbell), [`fat_tree`] (k-ary and the HPCC
+//! fabric), [`leaf_spine`], [`testbeds`] (DCQCN and HPCC testbeds), [`parking_lot`];
+//! files: [`ns3`]. docs/topologies-and-workloads.md lists their node-id layouts.
 
 pub mod builders;
+pub mod fat_tree;
+pub mod fat_tree_iso;
+pub mod leaf_spine;
 pub mod ns3;
+pub mod parking_lot;
 pub mod routing;
+pub mod testbeds;
 
 use crate::units::{Delta, Rate};
 
@@ -59,6 +68,17 @@ impl TopologySpec {
     pub fn add_node(&mut self, kind: NodeKind) -> NodeId {
         self.kinds.push(kind);
         NodeId(self.kinds.len() as u32 - 1)
+    }
+    /// Adds a node with a name (generators name every node, so `names` stays
+    /// index-aligned with `kinds`).
+    pub fn add_named(&mut self, kind: NodeKind, name: String) -> NodeId {
+        debug_assert_eq!(
+            self.names.len(),
+            self.kinds.len(),
+            "names must cover every node"
+        );
+        self.names.push(name);
+        self.add_node(kind)
     }
     pub fn add_link(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: Delta) {
         self.links.push(LinkSpec {

@@ -85,6 +85,20 @@ pub fn read_topology(path: &Path) -> Result<TopologySpec, InputError> {
 }
 
 pub fn parse_topology(path: &Path, text: &str) -> Result<TopologySpec, InputError> {
+    let spec = parse_topology_unchecked(path, text)?;
+    spec.validate()
+        .map_err(|m| InputError::in_file(path, "", m))?;
+    Ok(spec)
+}
+
+/// Reads a topology file without the physical checks of [`TopologySpec::validate`]
+/// (for callers that adjust it first, e.g. [`keep_first_host_link`]).
+pub fn read_topology_unchecked(path: &Path) -> Result<TopologySpec, InputError> {
+    let text = read(path)?;
+    parse_topology_unchecked(path, &text)
+}
+
+fn parse_topology_unchecked(path: &Path, text: &str) -> Result<TopologySpec, InputError> {
     let mut t = Tokens::new(path, text);
     let (_, n_nodes) = t.int::<u32>("the node count")?;
     let (_, n_switches) = t.int::<u32>("the switch count")?;
@@ -141,14 +155,11 @@ pub fn parse_topology(path: &Path, text: &str) -> Result<TopologySpec, InputErro
             loss,
         });
     }
-    let spec = TopologySpec {
+    Ok(TopologySpec {
         kinds,
         links,
         names: Vec::new(),
-    };
-    spec.validate()
-        .map_err(|m| InputError::in_file(path, "", m))?;
-    Ok(spec)
+    })
 }
 
 /// Reads a flow file in the HPCC ns-3 format (with or without a flow-id column).
@@ -206,6 +217,63 @@ pub fn format_flows(flows: &[FlowSpec]) -> String {
             f.start.as_secs_f64()
         ));
     }
+    s
+}
+
+/// Keeps only the first link of every host that has several (multi-homed hosts,
+/// e.g. `mix/ali_32host_10rack.txt`, where each server has two 25 Gbps uplinks to
+/// a ToR pair). A host here has one NIC port, so this is the simplification that
+/// lets such files run: node ids stay the same and flow files apply unchanged,
+/// but each host has one NIC's capacity. Returns the number of links dropped.
+pub fn keep_first_host_link(spec: &mut TopologySpec) -> usize {
+    let mut seen = vec![false; spec.kinds.len()];
+    let before = spec.links.len();
+    let kinds = &spec.kinds;
+    spec.links.retain(|l| {
+        let mut keep = true;
+        for end in [l.a, l.b] {
+            if kinds.get(end.idx()) == Some(&NodeKind::Host)
+                && std::mem::replace(&mut seen[end.idx()], true)
+            {
+                keep = false;
+            }
+        }
+        keep
+    });
+    before - spec.links.len()
+}
+
+/// Writes a topology in the HPCC ns-3 format: the header, the switch ids, then
+/// `a b rate delay error_rate` per link, like `mix/fat.txt` (delay in ns, or ps
+/// when not whole; error rate with 6 decimals), so generated fabrics run in ns-3.
+pub fn format_topology(spec: &TopologySpec) -> String {
+    let switches: Vec<String> = spec
+        .kinds
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| **k == NodeKind::Switch)
+        .map(|(i, _)| i.to_string())
+        .collect();
+    let mut s = format!(
+        "{} {} {}\n{}\n",
+        spec.kinds.len(),
+        switches.len(),
+        spec.links.len(),
+        switches.join(" ")
+    );
+    for l in &spec.links {
+        let ps = l.delay.ps();
+        let delay = if ps.is_multiple_of(1000) {
+            format!("{}ns", ps / 1000)
+        } else {
+            format!("{ps}ps")
+        };
+        s.push_str(&format!(
+            "{} {} {} {delay} {:.6}\n",
+            l.a, l.b, l.rate, l.loss
+        ));
+    }
+    s.push('\n');
     s
 }
 
@@ -278,6 +346,31 @@ mod tests {
         );
         let e = parse_flows(Path::new("f.txt"), "2\n1 0 3 100 5000 0.5\n").unwrap_err();
         assert!(e.to_string().contains("file ends"), "{e}");
+    }
+
+    #[test]
+    fn the_generated_hpcc_fabric_writes_out_as_the_shipped_file_byte_for_byte() {
+        let text = format_topology(&crate::topology::fat_tree::hpcc_fat_tree_default());
+        let file = std::fs::read_to_string(data("mix/fat.txt")).unwrap();
+        assert_eq!(text, file);
+        let mut spec = parse_topology(Path::new("x"), &text).unwrap();
+        spec.links[3].loss = 0.25;
+        spec.links[4].delay = Delta(1500);
+        let again = parse_topology(Path::new("x"), &format_topology(&spec)).unwrap();
+        assert_eq!(again, spec);
+    }
+
+    #[test]
+    fn dual_homed_hosts_keep_their_first_link_when_asked() {
+        let path = data("mix/ali_32host_10rack.txt");
+        let e = read_topology(&path).unwrap_err().to_string();
+        assert!(e.contains("host 0 has 2 links"), "{e}");
+        let mut spec = read_topology_unchecked(&path).unwrap();
+        assert_eq!(keep_first_host_link(&mut spec), 320);
+        assert_eq!(spec.links.len(), 480);
+        let t = Topology::build(spec).unwrap();
+        assert_eq!(t.hosts.len(), 320);
+        assert_eq!(t.host_port(NodeId(0)).peer, NodeId(320));
     }
 
     #[test]

@@ -1,0 +1,188 @@
+//! `rocesim gen-flows`: writes the flows a scenario would simulate, in our CSV and
+//! in the HPCC ns-3 flow-file format, so that users can replace `traffic_gen.py`.
+//!
+//! CSV columns: `flow_id,src,dst,class,dport,size_bytes,start_ns`; `flow_id` is
+//! the id the simulator gives the flow (its index after the stable sort by start
+//! time). ns-3: `N`, then `src dst pg dport size start_seconds` (nanosecond
+//! precision; generated start times are whole nanoseconds, so nothing is lost).
+//! `--topology-out` also writes the topology as an ns-3 topology file.
+
+use super::ScenarioArgs;
+use crate::error::{Error, InputError};
+use crate::output::AtomicFile;
+use crate::output::fmt_ns;
+use crate::topology::ns3::{format_flows, format_topology};
+use crate::units::{Delta, SimTime};
+use crate::workload::FlowSpec;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FlowFormat {
+    Csv,
+    Ns3,
+    Both,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GenFlowsArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// Output file. With --format both: FILE's stem with .csv and .txt. Omitted:
+    /// standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// csv, ns3 or both (default: both with --out, csv on standard output).
+    #[arg(long, value_enum)]
+    pub format: Option<FlowFormat>,
+    /// Random seed (overrides the scenario's `seed`, as `rocesim run --seed` does).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Add this to every start time in the ns-3 file (HPCC's traffic_gen.py starts
+    /// flows at 2 s; read such files back with workload.ns3_time_offset).
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_delta, default_value = "0s")]
+    pub ns3_offset: Delta,
+    /// Also write the scenario's topology as an HPCC ns-3 topology file.
+    #[arg(long, value_name = "FILE")]
+    pub topology_out: Option<PathBuf>,
+}
+
+/// Our CSV of `flows`.
+pub fn format_csv(flows: &[FlowSpec]) -> String {
+    let mut s = String::with_capacity(32 * flows.len() + 64);
+    s.push_str("flow_id,src,dst,class,dport,size_bytes,start_ns\n");
+    for (i, f) in flows.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "{i},{},{},{},{},{},{}",
+            f.src,
+            f.dst,
+            f.class,
+            f.dport,
+            f.size,
+            fmt_ns(f.start.ps())
+        );
+    }
+    s
+}
+
+pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
+    let cfg = super::run::load_seeded(&args.scenario, args.seed)?;
+    let format = match (args.format, &args.out) {
+        (Some(f), _) => f,
+        (None, Some(_)) => FlowFormat::Both,
+        (None, None) => FlowFormat::Csv,
+    };
+    let shifted: Vec<FlowSpec>;
+    let ns3_flows = if args.ns3_offset.is_zero() {
+        &cfg.flows
+    } else {
+        shifted = cfg
+            .flows
+            .iter()
+            .map(|f| FlowSpec {
+                start: SimTime(f.start.ps() + args.ns3_offset.ps()),
+                ..f.clone()
+            })
+            .collect();
+        &shifted
+    };
+    let total: u64 = cfg.flows.iter().map(|f| f.size).sum();
+    if let Some(p) = &args.topology_out {
+        write_atomic(p, format_topology(&cfg.topo.spec).as_bytes())?;
+    }
+    let Some(out) = &args.out else {
+        let text = match format {
+            FlowFormat::Csv => format_csv(&cfg.flows),
+            FlowFormat::Ns3 => format_flows(ns3_flows),
+            FlowFormat::Both => {
+                return Err(InputError::new(
+                    "--format",
+                    "",
+                    "both needs --out FILE (standard output takes one format: csv or ns3)",
+                )
+                .into());
+            }
+        };
+        let mut stdout = std::io::stdout().lock();
+        return stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush())
+            .map_err(|e| Error::io("<stdout>", e));
+    };
+    let mut written = Vec::new();
+    let mut write = |path: PathBuf, text: String| -> Result<(), Error> {
+        write_atomic(&path, text.as_bytes())?;
+        written.push(path.display().to_string());
+        Ok(())
+    };
+    match format {
+        FlowFormat::Csv => write(out.clone(), format_csv(&cfg.flows))?,
+        FlowFormat::Ns3 => write(out.clone(), format_flows(ns3_flows))?,
+        FlowFormat::Both => {
+            write(out.with_extension("csv"), format_csv(&cfg.flows))?;
+            write(out.with_extension("txt"), format_flows(ns3_flows))?;
+        }
+    }
+    eprintln!(
+        "{}: {} flows, {:.3} MB, first start {}, last start {}; wrote {}",
+        cfg.source,
+        cfg.flows.len(),
+        total as f64 / 1e6,
+        cfg.flows.first().map_or(SimTime::ZERO, |f| f.start),
+        cfg.flows.last().map_or(SimTime::ZERO, |f| f.start),
+        written.join(", ")
+    );
+    Ok(())
+}
+
+fn write_atomic(path: &Path, data: &[u8]) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| {
+            InputError::new(
+                "--out",
+                "",
+                format!("{} is not a file name", path.display()),
+            )
+        })?
+        .to_string_lossy()
+        .into_owned();
+    if !dir.is_dir() {
+        return Err(InputError::new(
+            "--out",
+            "",
+            format!("directory {} does not exist", dir.display()),
+        )
+        .into());
+    }
+    AtomicFile::write_all_to(dir, &name, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::NodeId;
+
+    #[test]
+    fn csv_rows_carry_the_simulators_flow_ids_and_nanoseconds() {
+        let f = FlowSpec {
+            src: NodeId(1),
+            dst: NodeId(0),
+            size: 1000,
+            start: SimTime(1_500),
+            class: 3,
+            dport: 100,
+        };
+        let csv = format_csv(&[f.clone(), f]);
+        assert_eq!(
+            csv,
+            "flow_id,src,dst,class,dport,size_bytes,start_ns\n0,1,0,3,100,1000,1.500\n1,1,0,3,100,1000,1.500\n"
+        );
+    }
+}
