@@ -120,7 +120,8 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let model = resolve_model(f, &cx)?;
     let int_on = f.switch.int.unwrap_or_else(|| cc.needs_int());
 
-    let nic = resolve_nic(&f.nic, &cx)?;
+    let lossless = f.switch.pfc.enabled.unwrap_or(true);
+    let nic = resolve_nic(&f.nic, lossless, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let pfc = resolve_pfc(&f.switch, mtu_wire, &cx)?;
     let ecn = resolve_ecn(&f.switch.ecn, &cc, &cx)?;
@@ -247,7 +248,7 @@ fn resolve_model(f: &ScenarioFile, cx: &Ctx) -> Result<ModelConfig, InputError> 
     Ok(m)
 }
 
-fn resolve_nic(n: &NicSection, cx: &Ctx) -> Result<NicPlan, InputError> {
+fn resolve_nic(n: &NicSection, lossless: bool, cx: &Ctx) -> Result<NicPlan, InputError> {
     let mtu = n.mtu.unwrap_or(1000);
     if !(64..=9000).contains(&mtu) {
         return Err(cx.err(
@@ -259,7 +260,11 @@ fn resolve_nic(n: &NicSection, cx: &Ctx) -> Result<NicPlan, InputError> {
     if ack_interval == 0 {
         return Err(cx.err("nic.ack_interval", "must be >= 1 packet"));
     }
-    let rto = n.rto.unwrap_or(Delta::from_ms(1));
+    // In a lossless fabric packets wait in paused queues for long stretches, and a
+    // short timeout would only retransmit what is not lost; RoCE NICs default to
+    // tens of ms there. Without PFC, losses are routine and recovery must be quick.
+    let default_rto = if lossless { Delta::from_ms(10) } else { Delta::from_ms(1) };
+    let rto = n.rto.unwrap_or(default_rto);
     Ok(NicPlan {
         mtu,
         ack_interval,
