@@ -73,12 +73,26 @@ pub struct Packet {
     pub class: u8,
     /// Number of valid INT records.
     pub n_hops: u8,
-    /// ECN Congestion Experienced.
-    pub ecn_ce: bool,
-    /// ACK/NACK carries a congestion notification (the ns-3 model's CNP flag).
-    pub cnp_flag: bool,
-    /// Last packet of its message.
-    pub last: bool,
+    /// Bit flags, see [`flag`].
+    pub flags: u8,
+    /// Spare bytes (the header stays one cache line).
+    pub spare: [u8; 2],
+}
+
+/// Packet flag bits (`Packet::flags`).
+pub mod flag {
+    /// ECN Congestion Experienced (set by a switch on a data packet).
+    pub const ECN_CE: u8 = 1 << 0;
+    /// ACK/NACK carries a congestion notification (the ns-3 model's CNP-in-ACK).
+    pub const CNP: u8 = 1 << 1;
+    /// Data: last packet of its message (RDMA WRITE Last).
+    pub const LAST: u8 = 1 << 2;
+    /// Data: first packet of its message (RDMA WRITE First).
+    pub const FIRST: u8 = 1 << 3;
+    /// ACK: ECN-Echo, a data packet acknowledged by it was CE-marked.
+    pub const ECE: u8 = 1 << 4;
+    /// Data: a retransmission.
+    pub const RETX: u8 = 1 << 5;
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);
@@ -102,9 +116,20 @@ impl Packet {
             kind,
             class: 0,
             n_hops: 0,
-            ecn_ce: false,
-            cnp_flag: false,
-            last: false,
+            flags: 0,
+            spare: [0; 2],
+        }
+    }
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    #[inline]
+    pub fn set_flag(&mut self, f: u8, on: bool) {
+        if on {
+            self.flags |= f;
+        } else {
+            self.flags &= !f;
         }
     }
     pub fn is_control(&self) -> bool {

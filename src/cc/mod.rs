@@ -28,7 +28,8 @@ pub struct AckInfo<'a> {
     /// Bytes newly acknowledged by this ACK.
     pub newly_acked: u64,
     pub is_nack: bool,
-    /// The ACK carries a congestion notification flag (ns-3 style CNP-in-ACK).
+    /// ECN-Echo: a data packet this ACK acknowledges was CE-marked (DCTCP reacts
+    /// to it). CNPs, in either form, reach the controller through `on_cnp`.
     pub ecn_echo: bool,
     /// INT records copied from the data packet (HPCC).
     pub int: &'a [IntHop],

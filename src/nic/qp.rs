@@ -76,6 +76,8 @@ pub struct RecvQp {
     pub last_cnp: Option<SimTime>,
     /// In-order packets since the last ACK.
     pub since_ack: u32,
+    /// A CE-marked packet arrived since the last ACK (echoed as ECE).
+    pub ce_since_ack: bool,
     /// Payload bytes delivered in order (each byte once).
     pub delivered: u64,
     /// Time the last byte was delivered.

@@ -6,7 +6,7 @@ use super::switching::apply_pfc;
 use super::{Event, Sim};
 use crate::cc::{AckInfo, CongestionControl};
 use crate::nic::qp::SendQp;
-use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind};
+use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, flag};
 use crate::profile::{CnpMode, IntBytes};
 use crate::units::{Rate, SimTime};
 
@@ -108,7 +108,9 @@ impl Sim {
             }
             qp.snd_nxt += payload as u64;
             self.stats.payload_tx_bytes += payload as u64;
-            pkt.last = qp.snd_nxt >= qp.size;
+            pkt.set_flag(flag::LAST, qp.snd_nxt >= qp.size);
+            pkt.set_flag(flag::FIRST, pkt.seq == 0);
+            pkt.set_flag(flag::RETX, pkt.seq < qp.high_sent);
             qp.high_sent = qp.high_sent.max(qp.snd_nxt);
             let rate = qp.cc.rate();
             qp.next_avail = now + self.cfg.model.serialization.tx_time(rate, pkt.wire as u64);
@@ -219,13 +221,14 @@ impl Sim {
         let pkt = self.pool.get(id);
         let fid = pkt.flow as usize;
         let (seq, payload, ce, n_hops) =
-            (pkt.seq, pkt.payload as u64, pkt.ecn_ce, pkt.n_hops as u32);
+            (pkt.seq, pkt.payload as u64, pkt.has(flag::ECN_CE), pkt.n_hops as u32);
         let f = &mut self.flows[fid];
         let rx = &mut f.recv;
         let mut send_ack = false;
         let mut nack = false;
         let mut cnp_flag = false;
         self.stats.payload_rx_bytes += payload;
+        rx.ce_since_ack |= ce;
         if ce {
             match self.cfg.model.cnp {
                 CnpMode::Packet { interval } => {
@@ -279,6 +282,7 @@ impl Sim {
             return;
         }
         rx.since_ack = 0;
+        let ece = std::mem::take(&mut rx.ce_since_ack);
         // Turn the data packet into its ACK/NACK: it keeps the INT records and the
         // send timestamp (echoed for RTT samples).
         let expected = rx.expected;
@@ -303,8 +307,9 @@ impl Sim {
         pkt.seq = expected;
         pkt.payload = 0;
         pkt.class = class;
-        pkt.ecn_ce = false;
-        pkt.cnp_flag = cnp_flag;
+        pkt.flags = 0;
+        pkt.set_flag(flag::CNP, cnp_flag);
+        pkt.set_flag(flag::ECE, ece);
         pkt.wire = self.cfg.model.sizes.ack_wire(int_bytes);
         self.nics[hi].ctrl.push(&mut self.pool, id);
         self.nic_kick(hi);
@@ -316,10 +321,11 @@ impl Sim {
         let now = self.q.now();
         let pkt = self.pool.get(id);
         let fid = pkt.flow as usize;
+        let ece = pkt.has(flag::ECE);
         let (seq, is_nack, cnp_flag, sent_at, window) = (
             pkt.seq,
             pkt.kind == PacketKind::Nack,
-            pkt.cnp_flag,
+            pkt.has(flag::CNP),
             pkt.sent_at,
             pkt.window,
         );
@@ -357,7 +363,7 @@ impl Sim {
             snd_nxt: qp.snd_nxt,
             newly_acked: newly,
             is_nack,
-            ecn_echo: cnp_flag,
+            ecn_echo: ece,
             int: &hops[..n],
             data_sent_at: sent_at,
             rx_window: (window > 0).then_some(window),

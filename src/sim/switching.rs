@@ -4,7 +4,7 @@
 
 use super::{Event, Sim, paths};
 use crate::output::PfcKind;
-use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind};
+use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
 use crate::port::Egress;
 use crate::profile::EcnPoint;
 use crate::switch::mmu::Admit;
@@ -62,7 +62,7 @@ impl Sim {
                 && let Some(red) = sw.ports[out as usize].red
                 && red.should_mark(queued_before, &mut sw.rng)
             {
-                pkt.ecn_ce = true;
+                pkt.flags |= flag::ECN_CE;
             }
         }
         let port = &mut sw.ports[out as usize];
@@ -138,7 +138,7 @@ impl Sim {
                 && let Some(red) = port.red
                 && red.should_mark(sw.mmu.egress_bytes(p, class), &mut sw.rng)
             {
-                pkt.ecn_ce = true;
+                pkt.flags |= flag::ECN_CE;
             }
             if self.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
                 int[pkt.n_hops as usize] = crate::packet::IntHop {
