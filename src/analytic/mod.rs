@@ -1,0 +1,4 @@
+//! Analytical models from the papers, solved numerically (placeholder doc).
+
+pub mod dcqcn_fluid;
+pub mod dde;
