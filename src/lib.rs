@@ -15,6 +15,7 @@ pub mod error;
 pub mod nic;
 pub mod output;
 pub mod packet;
+pub mod plot;
 pub mod port;
 pub mod profile;
 pub mod scenario;

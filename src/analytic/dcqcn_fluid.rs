@@ -169,7 +169,11 @@ impl DcqcnFluidParams {
             return bad("g", format!("must be in (0, 1], got {}", self.g));
         }
         if self.byte_counter.0 == 0 || self.packet.0 == 0 {
-            let f = if self.packet.0 == 0 { "packet" } else { "byte_counter" };
+            let f = if self.packet.0 == 0 {
+                "packet"
+            } else {
+                "byte_counter"
+            };
             return bad(f, "must be > 0 bytes".into());
         }
         for (f, d) in [
@@ -201,7 +205,10 @@ impl DcqcnFluidParams {
         if !matches!(self.initial_rates.len(), 0 | 1) && self.initial_rates.len() != n {
             return bad(
                 "initial_rates",
-                format!("give 1 or {n} (flows) values, got {}", self.initial_rates.len()),
+                format!(
+                    "give 1 or {n} (flows) values, got {}",
+                    self.initial_rates.len()
+                ),
             );
         }
         if !self.starts.is_empty() && self.starts.len() != n {
@@ -311,7 +318,11 @@ pub struct Feedback {
 
 /// `x / (e^x - 1)`, 1 at 0.
 fn phi(x: f64) -> f64 {
-    if x < 1e-12 { 1.0 - x / 2.0 } else { x / x.exp_m1() }
+    if x < 1e-12 {
+        1.0 - x / 2.0
+    } else {
+        x / x.exp_m1()
+    }
 }
 
 impl Units {
@@ -397,9 +408,7 @@ impl DelaySystem for FluidSystem {
                 continue;
             }
             arrival += self.copies * x[s + 2].max(0.0);
-            let d = self
-                .u
-                .flow_rhs(x[s], x[s + 1], x[s + 2], p_lag, lag[s + 2]);
+            let d = self.u.flow_rhs(x[s], x[s + 1], x[s + 2], p_lag, lag[s + 2]);
             dx[s..s + 3].copy_from_slice(&d);
         }
         // Eq. (6) / (11), clipped at an empty queue.
@@ -488,7 +497,12 @@ pub fn solve_per_flow(params: &DcqcnFluidParams) -> FluidTrace {
 
 /// Runs the integrator; a flow's state is (re)set to its initial value when it
 /// starts, and it sends nothing before.
-fn integrate(sys: FluidSystem, params: &DcqcnFluidParams, x0: &[f64], starts: &[f64]) -> FluidTrace {
+fn integrate(
+    sys: FluidSystem,
+    params: &DcqcnFluidParams,
+    x0: &[f64],
+    starts: &[f64],
+) -> FluidTrace {
     let n = sys.flows;
     let h = params.step.as_secs_f64();
     let steps = params.duration.ps() / params.step.ps();
@@ -580,7 +594,10 @@ pub fn fixed_point(params: &DcqcnFluidParams) -> FixedPoint {
         (f, alpha, fb.cut, events)
     };
     let (mut lo, mut hi) = ((1e-15f64).ln(), (1.0 - 1e-15f64).ln());
-    assert!(parts(lo.exp()).0 < 0.0 && parts(hi.exp()).0 > 0.0, "no sign change");
+    assert!(
+        parts(lo.exp()).0 < 0.0 && parts(hi.exp()).0 > 0.0,
+        "no sign change"
+    );
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
         if parts(mid.exp()).0 < 0.0 {

@@ -27,9 +27,18 @@ fn two_flows_settle_at_the_fair_share_and_the_solved_marking_probability() {
     let tr = solve(&p);
     let end = tr.time.len() - 1;
     let tail = 0.08; // the last 20 ms of 100 ms
-    assert!(rel(tr.rc[0][end], fp.rate) < 1e-4, "R_C = {}", tr.rc[0][end]);
+    assert!(
+        rel(tr.rc[0][end], fp.rate) < 1e-4,
+        "R_C = {}",
+        tr.rc[0][end]
+    );
     assert!(rel(tr.mean_from(&tr.p, tail), fp.p) < 0.01, "p {}", fp.p);
-    assert!(rel(tr.queue[end], fp.queue) < 0.01, "q {} vs {}", tr.queue[end], fp.queue);
+    assert!(
+        rel(tr.queue[end], fp.queue) < 0.01,
+        "q {} vs {}",
+        tr.queue[end],
+        fp.queue
+    );
     assert!(rel(tr.alpha[0][end], fp.alpha) < 0.01);
     assert!(rel(tr.rt[0][end], fp.target) < 1e-3);
     // §5.1: p is small, and the queue settles well above K_min (5 KB).
@@ -135,7 +144,10 @@ fn deployment_parameters_bring_two_flows_to_fairness() {
         .map(|i| (tr.rc[0][i] - tr.rc[1][i]).abs())
         .collect();
     assert!(diff[tr.index_at(0.01)] > 10e9, "far apart at 10 ms");
-    assert!(tr.mean_from(&diff, 0.15) < 0.1e9, "within 0.1 Gbps after 150 ms");
+    assert!(
+        tr.mean_from(&diff, 0.15) < 0.1e9,
+        "within 0.1 Gbps after 150 ms"
+    );
 }
 
 #[test]
@@ -145,7 +157,10 @@ fn strawman_parameters_leave_two_flows_unfair() {
     let diff: Vec<f64> = (0..tr.time.len())
         .map(|i| (tr.rc[0][i] - tr.rc[1][i]).abs())
         .collect();
-    assert!(tr.mean_from(&diff, 0.01) > 20e9, "mean difference after 10 ms");
+    assert!(
+        tr.mean_from(&diff, 0.01) > 20e9,
+        "mean difference after 10 ms"
+    );
     assert!(tr.mean_from(&diff, 0.15) > 20e9, "and still at the end");
 }
 
