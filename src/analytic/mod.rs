@@ -2,3 +2,4 @@
 
 pub mod dcqcn_fluid;
 pub mod dde;
+pub mod rcc_fluid;
