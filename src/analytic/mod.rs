@@ -3,3 +3,4 @@
 pub mod dcqcn_fluid;
 pub mod dde;
 pub mod rcc_fluid;
+pub mod hpcc_discrete;
