@@ -76,7 +76,11 @@ impl HpccDiscreteParams {
         if i == 0 {
             return bad("capacities", "give at least one resource capacity".into());
         }
-        if let Some(c) = self.capacities.iter().find(|c| !(**c > 0.0 && c.is_finite())) {
+        if let Some(c) = self
+            .capacities
+            .iter()
+            .find(|c| !(**c > 0.0 && c.is_finite()))
+        {
             return bad("capacities", format!("capacities must be > 0, got {c}"));
         }
         if self.paths.is_empty() {
@@ -87,7 +91,10 @@ impl HpccDiscreteParams {
                 return bad("paths", format!("path {j} uses no resource"));
             }
             if let Some(r) = p.iter().find(|r| **r >= i) {
-                return bad("paths", format!("path {j} uses resource {r}; valid: 0..{}", i - 1));
+                return bad(
+                    "paths",
+                    format!("path {j} uses resource {r}; valid: 0..{}", i - 1),
+                );
             }
         }
         if self.initial_rates.len() != self.paths.len() {
@@ -100,17 +107,27 @@ impl HpccDiscreteParams {
                 ),
             );
         }
-        if let Some(r) = self.initial_rates.iter().find(|r| !(**r > 0.0 && r.is_finite())) {
+        if let Some(r) = self
+            .initial_rates
+            .iter()
+            .find(|r| !(**r > 0.0 && r.is_finite()))
+        {
             return bad("initial_rates", format!("rates must be > 0 (A.2), got {r}"));
         }
         if !(self.u_target > 0.0 && self.u_target <= 1.0) {
-            return bad("u_target", format!("must be in (0, 1], got {}", self.u_target));
+            return bad(
+                "u_target",
+                format!("must be in (0, 1], got {}", self.u_target),
+            );
         }
         if !(self.additive >= 0.0 && self.additive.is_finite()) {
             return bad("additive", format!("must be >= 0, got {}", self.additive));
         }
         if self.steps == 0 || self.steps > 1_000_000 || self.a3_steps > 100_000_000 {
-            return bad("steps", "steps must be in 1..=1000000 (a3_steps <= 1e8)".into());
+            return bad(
+                "steps",
+                "steps must be in 1..=1000000 (a3_steps <= 1e8)".into(),
+            );
         }
         Ok(())
     }
@@ -166,7 +183,11 @@ impl Network {
     pub fn path_utilization(&self, y: &[f64]) -> Vec<f64> {
         self.paths
             .iter()
-            .map(|p| p.iter().map(|&i| y[i] / self.capacities[i]).fold(0.0, f64::max))
+            .map(|p| {
+                p.iter()
+                    .map(|&i| y[i] / self.capacities[i])
+                    .fold(0.0, f64::max)
+            })
             .collect()
     }
 
@@ -189,7 +210,9 @@ impl Network {
     /// `Y <= C` (within TOL).
     pub fn is_feasible(&self, r: &[f64]) -> bool {
         let y = self.loads(r);
-        y.iter().zip(&self.capacities).all(|(y, c)| *y <= c * (1.0 + TOL))
+        y.iter()
+            .zip(&self.capacities)
+            .all(|(y, c)| *y <= c * (1.0 + TOL))
     }
 
     /// Feasible, and every path uses a saturated resource, so no rate can grow

@@ -104,7 +104,10 @@ fn lemma_iii_holds_on_some_random_instances_and_not_on_others() {
         assert!(rep.feasible_after_one_step && rep.non_decreasing);
         held += rep.constant_and_pareto_from_i as usize;
     }
-    assert!(held > total / 10 && held < total, "(iii) held on {held} of {total}");
+    assert!(
+        held > total / 10 && held < total,
+        "(iii) held on {held} of {total}"
+    );
 }
 
 #[test]
@@ -126,7 +129,10 @@ fn the_default_parking_lot_follows_the_lemma() {
     let p = HpccDiscreteParams::default();
     p.validate().unwrap();
     let rep = check_lemma(&p.network(), &p.initial_rates, p.steps);
-    assert!(rep.feasible_after_one_step && rep.non_decreasing && rep.pareto_at_end, "{rep:?}");
+    assert!(
+        rep.feasible_after_one_step && rep.non_decreasing && rep.pareto_at_end,
+        "{rep:?}"
+    );
 }
 
 #[test]
@@ -134,7 +140,11 @@ fn the_incidence_matrix_has_one_column_per_path() {
     let net = HpccDiscreteParams::default().network();
     assert_eq!(
         net.incidence(),
-        vec![vec![1, 1, 0, 0, 1], vec![1, 0, 1, 0, 1], vec![1, 0, 0, 1, 0]]
+        vec![
+            vec![1, 1, 0, 0, 1],
+            vec![1, 0, 1, 0, 1],
+            vec![1, 0, 0, 1, 0]
+        ]
     );
 }
 
