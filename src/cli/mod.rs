@@ -1,6 +1,7 @@
 //! The `rocesim` command line.
 
 mod bench;
+mod model;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +26,8 @@ pub enum Command {
     Validate(ScenarioArgs),
     /// Measure simulator speed (packet transmissions and events per second).
     Bench(bench::BenchArgs),
+    /// Solve an analytical model from the papers (dcqcn-fluid, rcc-fluid, hpcc-discrete).
+    Model(model::ModelArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -58,6 +61,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Validate(a) => run::validate(&a),
         Command::Bench(a) => bench::bench(&a),
+        Command::Model(a) => model::model(&a),
     };
     match res {
         Ok(()) => 0,
