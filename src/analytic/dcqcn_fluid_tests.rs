@@ -79,7 +79,7 @@ fn sixteen_flows_have_their_fixed_point_above_pmax_and_keep_oscillating() {
     let tr = solve(&p);
     let from = tr.index_at(0.1);
     let q = &tr.queue[from..];
-    assert!(q.iter().any(|&x| x == 0.0), "queue empties in each cycle");
+    assert!(q.contains(&0.0), "queue empties in each cycle");
     assert!(q.iter().any(|&x| x > 200_000.0), "and overshoots K_max");
     // Halving R_AI (§5.2) moves p* below P_max, and the queue then settles there.
     let half = DcqcnFluidParams {

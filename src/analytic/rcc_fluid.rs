@@ -270,27 +270,43 @@ impl Complex {
     pub fn arg(self) -> f64 {
         self.im.atan2(self.re)
     }
-    pub fn add(self, o: Complex) -> Complex {
+    pub fn scale(self, k: f64) -> Complex {
+        Complex::new(self.re * k, self.im * k)
+    }
+}
+
+impl std::ops::Add for Complex {
+    type Output = Complex;
+    fn add(self, o: Complex) -> Complex {
         Complex::new(self.re + o.re, self.im + o.im)
     }
-    pub fn sub(self, o: Complex) -> Complex {
+}
+
+impl std::ops::Sub for Complex {
+    type Output = Complex;
+    fn sub(self, o: Complex) -> Complex {
         Complex::new(self.re - o.re, self.im - o.im)
     }
-    pub fn mul(self, o: Complex) -> Complex {
+}
+
+impl std::ops::Mul for Complex {
+    type Output = Complex;
+    fn mul(self, o: Complex) -> Complex {
         Complex::new(
             self.re * o.re - self.im * o.im,
             self.re * o.im + self.im * o.re,
         )
     }
-    pub fn div(self, o: Complex) -> Complex {
+}
+
+impl std::ops::Div for Complex {
+    type Output = Complex;
+    fn div(self, o: Complex) -> Complex {
         let d = o.re * o.re + o.im * o.im;
         Complex::new(
             (self.re * o.re + self.im * o.im) / d,
             (self.im * o.re - self.re * o.im) / d,
         )
-    }
-    pub fn scale(self, k: f64) -> Complex {
-        Complex::new(self.re * k, self.im * k)
     }
 }
 
@@ -303,18 +319,16 @@ fn constants(kp: f64, kd: f64, r0: f64) -> (f64, f64, f64) {
 pub fn g_closed(kp: f64, kd: f64, r0: f64, w: f64) -> Complex {
     let (k, z, pole) = constants(kp, kd, r0);
     let s = Complex::new(0.0, w);
-    let num = Complex::new(1.0, 0.0).add(s.scale(1.0 / z)).scale(k);
-    num.div(s.mul(s).mul(s.add(Complex::new(pole, 0.0))))
+    let num = (Complex::new(1.0, 0.0) + s.scale(1.0 / z)).scale(k);
+    num / (s * s * (s + Complex::new(pole, 0.0)))
 }
 
 /// Eq. (18) as printed: `K (1 + z/s) / (s^2 (s + 1/R_0))`.
 pub fn g_printed(kp: f64, kd: f64, r0: f64, w: f64) -> Complex {
     let (k, z, pole) = constants(kp, kd, r0);
     let s = Complex::new(0.0, w);
-    let num = Complex::new(1.0, 0.0)
-        .add(Complex::new(z, 0.0).div(s))
-        .scale(k);
-    num.div(s.mul(s).mul(s.add(Complex::new(pole, 0.0))))
+    let num = (Complex::new(1.0, 0.0) + Complex::new(z, 0.0) / s).scale(k);
+    num / (s * s * (s + Complex::new(pole, 0.0)))
 }
 
 /// The open loop linearized numerically: central differences of Eq. (6)-(9) for N
@@ -358,32 +372,33 @@ impl LinearizedLoop {
     pub fn at(&self, w: f64) -> Complex {
         // Solve (jw I - A) v = b by Gaussian elimination with partial pivoting.
         let mut m = [[Complex::new(0.0, 0.0); 4]; 3];
-        for i in 0..3 {
-            for j in 0..3 {
+        for (i, row) in m.iter_mut().enumerate() {
+            for (j, cell) in row.iter_mut().take(3).enumerate() {
                 let diag = if i == j { w } else { 0.0 };
-                m[i][j] = Complex::new(-self.a[i][j], diag);
+                *cell = Complex::new(-self.a[i][j], diag);
             }
-            m[i][3] = Complex::new(self.b[i], 0.0);
+            row[3] = Complex::new(self.b[i], 0.0);
         }
         for col in 0..3 {
             let piv = (col..3)
                 .max_by(|&x, &y| m[x][col].abs().total_cmp(&m[y][col].abs()))
                 .expect("rows");
             m.swap(col, piv);
-            for row in col + 1..3 {
-                let k = m[row][col].div(m[col][col]);
-                for j in col..4 {
-                    m[row][j] = m[row][j].sub(k.mul(m[col][j]));
+            let pivot_row = m[col];
+            for row in m.iter_mut().skip(col + 1) {
+                let k = row[col] / pivot_row[col];
+                for (cell, p) in row.iter_mut().zip(pivot_row.iter()).skip(col) {
+                    *cell = *cell - k * *p;
                 }
             }
         }
         let mut v = [Complex::new(0.0, 0.0); 3];
         for i in (0..3).rev() {
             let mut acc = m[i][3];
-            for j in i + 1..3 {
-                acc = acc.sub(m[i][j].mul(v[j]));
+            for (cell, vj) in m[i].iter().zip(v.iter()).take(3).skip(i + 1) {
+                acc = acc - *cell * *vj;
             }
-            v[i] = acc.div(m[i][i]);
+            v[i] = acc / m[i][i];
         }
         v[2].scale(-1.0)
     }

@@ -149,6 +149,20 @@ fn dcqcn(args: &ModelArgs, out: &Path) -> Result<(), Error> {
     };
     let p = with_overrides(&base, &args.set)?;
     p.validate().map_err(|e| e.with_file("--set"))?;
+    // Check every flag before the first result is written.
+    let panels = args
+        .sweep
+        .iter()
+        .map(|s| sweep_panels(s, &p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let compare_times = if args.compare_sim {
+        Some((
+            parse_delta("--offset", &args.offset)?,
+            parse_delta("--sim-duration", &args.sim_duration)?,
+        ))
+    } else {
+        None
+    };
     let fp = dcqcn_fluid::fixed_point(&p);
     let tr = dcqcn_fluid::solve(&p);
     let mut csv = String::from("time_ms,queue_bytes,p");
@@ -287,22 +301,28 @@ fn dcqcn(args: &ModelArgs, out: &Path) -> Result<(), Error> {
         tr.mean_from(&tr.p, tail),
         tr.mean_from(&tr.queue, tail) / 1e3
     );
-    for s in &args.sweep {
-        sweep(s, &p, out)?;
+    for panel in panels.into_iter().flatten() {
+        sweep(panel, out)?;
     }
-    if args.compare_sim {
-        compare(args, &p, out)?;
+    if let Some((offset, duration)) = compare_times {
+        compare(offset, duration, &p, out)?;
     }
     Ok(())
 }
 
-fn sweep(spec: &str, base: &DcqcnFluidParams, out: &Path) -> Result<(), Error> {
-    let panels = match spec {
+fn sweep_panels(
+    spec: &str,
+    base: &DcqcnFluidParams,
+) -> Result<Vec<dcqcn_sweep::Panel>, InputError> {
+    Ok(match spec {
         "fig11" => dcqcn_sweep::fig11_panels(),
         "fig12" => dcqcn_sweep::fig12_panels(),
         _ => vec![generic_panel(spec, base)?],
-    };
-    for panel in panels {
+    })
+}
+
+fn sweep(panel: dcqcn_sweep::Panel, out: &Path) -> Result<(), Error> {
+    {
         let results: Vec<_> = panel.cases.iter().map(dcqcn_sweep::run_case).collect();
         let mut csv = String::from(
             "case,x,mean_diff_after_10ms_gbps,final_diff_gbps,queue_mean_kb,queue_std_kb,queue_min_kb,queue_max_kb\n",
@@ -433,9 +453,7 @@ fn generic_panel(spec: &str, base: &DcqcnFluidParams) -> Result<dcqcn_sweep::Pan
     })
 }
 
-fn compare(args: &ModelArgs, p: &DcqcnFluidParams, out: &Path) -> Result<(), Error> {
-    let offset = parse_delta("--offset", &args.offset)?;
-    let duration = parse_delta("--sim-duration", &args.sim_duration)?;
+fn compare(offset: Delta, duration: Delta, p: &DcqcnFluidParams, out: &Path) -> Result<(), Error> {
     let c = dcqcn_compare::compare(p, offset, duration)?;
     let mut csv = String::from("source,time_ms,flow1_gbps,flow2_gbps\n");
     for (name, f) in [("model", &c.model), ("sim", &c.sim)] {
@@ -646,7 +664,7 @@ fn rcc(args: &ModelArgs, out: &Path) -> Result<(), Error> {
         "RCC phase margin (Fig. 4)",
         z(&|m| m.phase_margin_deg.max(-90.0)),
         "phase margin (deg)",
-        Some((-90.0, 90.0)),
+        Some((-30.0, 90.0)),
     );
     write_figure(out, "phase-margin", &pm_fig)?;
     let lb_fig = heat(
@@ -940,5 +958,37 @@ mod tests {
         let e = model(&args).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("issue 3"), "{e}");
+    }
+
+    #[test]
+    fn hpcc_discrete_writes_its_tables_and_figures() {
+        let dir = std::env::temp_dir().join(format!("rocesim-model-hpcc-{}", std::process::id()));
+        let args = ModelArgs {
+            name: ModelName::HpccDiscrete,
+            out: Some(dir.clone()),
+            set: vec!["a3_steps=1000".into()],
+            preset: None,
+            sweep: vec![],
+            compare_sim: false,
+            offset: "10ms".into(),
+            sim_duration: "100ms".into(),
+        };
+        model(&args).unwrap();
+        for f in [
+            "recursion.csv",
+            "a3-equilibrium.csv",
+            "recursion-rates.svg",
+            "recursion-rates.png",
+        ] {
+            assert!(dir.join(f).exists(), "{f}");
+        }
+        let bad = ModelArgs {
+            set: vec!["paths=[[0, 7]]".into()],
+            ..args
+        };
+        let e = model(&bad).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("resource 7"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

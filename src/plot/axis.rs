@@ -56,7 +56,7 @@ impl AxisSpec {
                     hi = hi.max(v);
                 }
                 if lo > hi {
-                    (if log { (1.0, 10.0) } else { (0.0, 1.0) }).into()
+                    if log { (1.0, 10.0) } else { (0.0, 1.0) }
                 } else if log {
                     let (a, b) = (lo.log10().floor(), hi.log10().ceil());
                     (10f64.powf(a), 10f64.powf(b.max(a + 1.0)))
