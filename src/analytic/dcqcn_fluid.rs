@@ -35,9 +35,13 @@
 //! R_AI = 40 Mbps, tau* = 50 us and tau' = 55 us (§5.2). [`DcqcnFluidParams::strawman`]
 //! gives the QCN/DCTCP values of §5.2.
 //!
-//! Integration: [`super::dde::Rk4Dde`] with step `h = 0.5 us` (tau*/100). Halving it
-//! changes the rates by < 1e-4 C and the queue by < 0.1 KB over 100 ms with the
-//! default parameters (measured in `halving_the_step_changes_little`).
+//! Integration: [`super::dde::Rk4Dde`] with step `h = 0.5 us` (tau*/100). Halving
+//! it moved the rates by at most 8e-5 C and the queue by 0.16 KB over the default
+//! 100 ms run (which starts with a 2 x 40 Gbps burst), and by 3e-6 C and 1 B over
+//! the 200 ms Fig. 11 run; `halving_the_step_changes_little` asserts 2e-4 C /
+//! 0.4 KB and 1e-5 C / 10 B. With cut-off marking (K_min = K_max, the strawman)
+//! Eq. (5) is discontinuous and trajectories are step-sensitive (up to 0.11 C
+//! apart), though the unfairness finding is the same at every step we tried.
 
 use super::dde::{DelaySystem, Rk4Dde};
 use crate::error::InputError;
