@@ -7,6 +7,7 @@
 //! ACK/NACK/CNP, go-back-N) → congestion control ([`cc`]) → [`workload`]s →
 //! recorders ([`output`]). [`scenario`] turns a TOML file into a run; [`sim`] runs it.
 
+pub mod analytic;
 pub mod cc;
 pub mod cli;
 pub mod engine;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod nic;
 pub mod output;
 pub mod packet;
+pub mod plot;
 pub mod port;
 pub mod profile;
 pub mod scenario;

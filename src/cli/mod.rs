@@ -2,6 +2,7 @@
 
 mod bench;
 pub mod gen_flows;
+mod model;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Write the flows a scenario would simulate (CSV and/or ns-3 flow file).
     GenFlows(gen_flows::GenFlowsArgs),
+    /// Solve an analytical model from the papers (dcqcn-fluid, rcc-fluid, hpcc-discrete).
+    Model(model::ModelArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -62,6 +65,7 @@ pub fn main() -> i32 {
         Command::Validate(a) => run::validate(&a),
         Command::Bench(a) => bench::bench(&a),
         Command::GenFlows(a) => gen_flows::gen_flows(&a),
+        Command::Model(a) => model::model(&a),
     };
     match res {
         Ok(()) => 0,

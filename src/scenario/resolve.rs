@@ -263,7 +263,11 @@ fn resolve_nic(n: &NicSection, lossless: bool, cx: &Ctx) -> Result<NicPlan, Inpu
     // In a lossless fabric packets wait in paused queues for long stretches, and a
     // short timeout would only retransmit what is not lost; RoCE NICs default to
     // tens of ms there. Without PFC, losses are routine and recovery must be quick.
-    let default_rto = if lossless { Delta::from_ms(10) } else { Delta::from_ms(1) };
+    let default_rto = if lossless {
+        Delta::from_ms(10)
+    } else {
+        Delta::from_ms(1)
+    };
     let rto = n.rto.unwrap_or(default_rto);
     Ok(NicPlan {
         mtu,

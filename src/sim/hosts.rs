@@ -220,8 +220,12 @@ impl Sim {
         let now = self.q.now();
         let pkt = self.pool.get(id);
         let fid = pkt.flow as usize;
-        let (seq, payload, ce, n_hops) =
-            (pkt.seq, pkt.payload as u64, pkt.has(flag::ECN_CE), pkt.n_hops as u32);
+        let (seq, payload, ce, n_hops) = (
+            pkt.seq,
+            pkt.payload as u64,
+            pkt.has(flag::ECN_CE),
+            pkt.n_hops as u32,
+        );
         let f = &mut self.flows[fid];
         let rx = &mut f.recv;
         let mut send_ack = false;
