@@ -18,6 +18,7 @@ pub mod packet;
 pub mod plot;
 pub mod port;
 pub mod profile;
+pub mod reproduce;
 pub mod scenario;
 pub mod sim;
 pub mod switch;

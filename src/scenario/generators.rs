@@ -153,6 +153,26 @@ pub struct AllToAllEntry {
     pub dport: u16,
 }
 
+/// `[[workload.periodic]]`: the same flow repeated every `interval` (e.g. the mice
+/// of HPCC Fig. 9e).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicEntry {
+    pub src: u32,
+    pub dst: u32,
+    pub size: Bytes,
+    pub interval: Delta,
+    /// Flows start at `start + k x interval` for every k with a start before
+    /// `start + duration`.
+    pub duration: Delta,
+    #[serde(default)]
+    pub start: Delta,
+    #[serde(default = "default_class")]
+    pub class: u8,
+    #[serde(default = "default_dport")]
+    pub dport: u16,
+}
+
 /// `[[workload.long_short]]`: HPCC Fig. 9a.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -436,6 +456,32 @@ pub(super) fn generate(
             let which = if j == 0 { "long_src" } else { "short_src" };
             check_flow(&f, topo, &format!("{field}.{which}"), cx)?;
             flows.push(f);
+        }
+    }
+    for (i, e) in w.periodic.iter().enumerate() {
+        let field = format!("workload.periodic[{i}]");
+        let src = g.host(&format!("{field}.src"), e.src)?;
+        let dst = g.host(&format!("{field}.dst"), e.dst)?;
+        let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
+        let every = g.positive(
+            &format!("{field}.interval"),
+            e.interval.ps(),
+            "(e.g. \"20us\")",
+        )?;
+        let class = g.class(&format!("{field}.class"), e.class)?;
+        let mut t = e.start.ps();
+        while t < e.start.ps() + e.duration.ps() {
+            let f = FlowSpec {
+                src,
+                dst,
+                size,
+                start: SimTime(t),
+                class,
+                dport: e.dport,
+            };
+            check_flow(&f, topo, &field, cx)?;
+            flows.push(f);
+            t += every;
         }
     }
     for (i, e) in w.staggered.iter().enumerate() {

@@ -7,6 +7,7 @@ mod determinism;
 mod generated_topologies;
 mod hpcc_incast;
 mod ns3_files;
+mod reproduce;
 mod single_flow;
 mod topology_workload_scenarios;
 mod workloads;
