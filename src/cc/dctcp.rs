@@ -18,9 +18,9 @@
 //! window), `W_init` = line rate x T (HPCC §5.1: "we remove the slow start phase"),
 //! the marking threshold K = 30 KB x rate / 10 Gbps is the switch's (HPCC §5.1;
 //! `switch.ecn` defaults to it when the algorithm is dctcp). Our choices: the window
-//! stays within `[MTU, W_init]` (a window above one BDP cannot raise a line-rate NIC's
-//! rate, it only adds queue), and the NIC does not pace (rate = line rate): DCTCP is
-//! ACK-clocked.
+//! never drops below one MTU and has no upper bound but the marks (like TCP's cwnd:
+//! a window above one BDP is what builds the queue to K), and the NIC does not pace
+//! (rate = line rate): DCTCP is ACK-clocked.
 
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::Rate;
@@ -61,7 +61,6 @@ pub struct Dctcp {
     g: f64,
     line_rate: Rate,
     mtu: f64,
-    w_max: f64,
     cwnd: f64,
     window: u64,
     alpha: f64,
@@ -77,13 +76,11 @@ pub struct Dctcp {
 
 impl Dctcp {
     pub fn new(cfg: DctcpConfig, ctx: &FlowCtx) -> Self {
-        let w_max = ctx.line_rate.bytes_in(ctx.base_rtt) as f64;
-        let mtu = ctx.mtu as f64;
+        let w_init = ctx.line_rate.bytes_in(ctx.base_rtt) as f64;
         let mut d = Dctcp {
             g: cfg.g,
             line_rate: ctx.line_rate,
-            mtu,
-            w_max: w_max.max(mtu),
+            mtu: ctx.mtu as f64,
             cwnd: 0.0,
             window: 0,
             alpha: cfg.alpha_init,
@@ -93,12 +90,12 @@ impl Dctcp {
             cwr_end: None,
             cuts: 0,
         };
-        d.set_cwnd(d.w_max);
+        d.set_cwnd(w_init);
         d
     }
 
     fn set_cwnd(&mut self, w: f64) {
-        self.cwnd = w.clamp(self.mtu, self.w_max);
+        self.cwnd = w.max(self.mtu);
         self.window = self.cwnd.round() as u64;
     }
 

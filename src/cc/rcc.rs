@@ -59,7 +59,8 @@ pub struct RccConfig {
     /// PID gains of Eq. (4), per second of delay error. §V-A: 1e4 and 1e5.
     pub kp: f64,
     pub kd: f64,
-    /// PID update period; omitted = the control interval T (about one base RTT).
+    /// Base PID update period `d`; the PID steps every `d` plus the sample's
+    /// queueing delay, i.e. once per RTT. Omitted = the flow's base RTT.
     pub update_interval: Option<Delta>,
     /// Uniform noise `[-j, +j]` added to every delay sample (RCC-async, §V-D1).
     pub clock_jitter: Delta,
@@ -151,6 +152,7 @@ pub struct RccCore {
     kp: f64,
     kd: f64,
     interval: Delta,
+    base: f64,
     w_min: f64,
     consecutive: u32,
     in_pid: bool,
@@ -174,6 +176,7 @@ impl RccCore {
             kp: cfg.kp,
             kd: cfg.kd,
             interval,
+            base: b,
             w_min,
             consecutive: 0,
             in_pid: false,
@@ -186,8 +189,10 @@ impl RccCore {
         }
     }
 
-    /// One delay sample (`delay`, seconds) with the EWA fair share `fair` (bytes)
-    /// and whether the receiver's last hop is busy; returns the window.
+    /// One packet's delay (`delay`, seconds) with the EWA fair share `fair`
+    /// (bytes) and whether the receiver's last hop is busy; returns the window.
+    /// The delay-driven parts (Eq. 1 detection, the PID) take one sample per RTT;
+    /// the fair share and the cap apply to every packet.
     pub fn on_sample(
         &mut self,
         now: SimTime,
@@ -196,11 +201,17 @@ impl RccCore {
         busy: bool,
         variant: RccVariant,
     ) -> f64 {
-        self.consecutive = if delay > self.threshold {
-            self.consecutive.saturating_add(1)
-        } else {
-            0
-        };
+        let sample = now >= self.next_update;
+        if sample {
+            self.consecutive = if delay > self.threshold {
+                self.consecutive.saturating_add(1)
+            } else {
+                0
+            };
+            // One sample per RTT R = d + queueing (Eq. 6 and 9 advance by R).
+            let queueing = Delta::from_secs_f64((delay - self.base).max(0.0));
+            self.next_update = now + self.interval + queueing;
+        }
         let fair = fair.max(self.w_min);
         match variant {
             RccVariant::Ewa => {
@@ -215,15 +226,17 @@ impl RccCore {
                 // rcc-pid has no EWA: `fair` is the line-rate window, `busy` unused.
                 let last_hop = busy && variant != RccVariant::Pid;
                 if self.in_pid {
-                    self.pid(now, delay, fair);
+                    if sample {
+                        self.pid_step(delay, fair);
+                    }
+                    self.w = self.w.clamp(self.w_min, fair);
                 } else if last_hop {
                     self.w = fair;
                     self.class = Congestion::LastHop;
-                } else if self.consecutive >= self.n {
+                } else if sample && self.consecutive >= self.n {
                     self.in_pid = true;
                     self.class = Congestion::InNetwork;
-                    self.next_update = now;
-                    self.pid(now, delay, fair);
+                    self.pid_step(delay, fair);
                 } else {
                     self.w = fair;
                     self.class = Congestion::None;
@@ -233,23 +246,19 @@ impl RccCore {
         self.w
     }
 
-    /// Eq. (3)-(5), once per update interval; the cap applies to every sample.
-    fn pid(&mut self, now: SimTime, delay: f64, cap: f64) {
-        if now >= self.next_update {
-            let e = delay - self.target;
-            self.u += self.kp * e + self.kd * (e - self.e_prev);
-            self.e_prev = e;
-            self.w *= 1.0 - self.u.tanh();
-            self.next_update = now + self.interval;
-            self.pid_steps += 1;
-            if self.w >= cap && self.u < 0.0 {
-                self.u = 0.0; // anti-windup at the fair share
-            }
-            if self.w <= self.w_min && self.u > 0.0 {
-                self.u = 0.0; // and at the floor
-            }
+    /// Eq. (3)-(5), one step.
+    fn pid_step(&mut self, delay: f64, cap: f64) {
+        let e = delay - self.target;
+        self.u += self.kp * e + self.kd * (e - self.e_prev);
+        self.e_prev = e;
+        self.w = (self.w * (1.0 - self.u.tanh())).clamp(self.w_min, cap);
+        self.pid_steps += 1;
+        if self.w >= cap && self.u < 0.0 {
+            self.u = 0.0; // anti-windup at the fair share
         }
-        self.w = self.w.clamp(self.w_min, cap);
+        if self.w <= self.w_min && self.u > 0.0 {
+            self.u = 0.0; // and at the floor
+        }
     }
 
     pub fn window(&self) -> f64 {
@@ -289,7 +298,7 @@ impl RccSender {
         let w_max = ctx.line_rate.bytes_in(t) as f64;
         let w_min = min_window(cfg, t).min(w_max);
         let core = (variant == RccVariant::Sender).then(|| {
-            let interval = cfg.update_interval.unwrap_or(t);
+            let interval = cfg.update_interval.unwrap_or(ctx.pair_rtt);
             Box::new(RccCore::new(cfg, ctx.pair_rtt, interval, w_max, w_min))
         });
         let mut s = RccSender {

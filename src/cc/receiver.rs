@@ -98,7 +98,7 @@ impl ReceiverControl for ReceiverKind {
         let line_w = ev.line_rate.bytes_in(ev.t) as f64;
         if matches!(flow, RxCtl::None) {
             let w_min = super::rcc::min_window(cfg, ev.t).min(line_w);
-            let interval = cfg.update_interval.unwrap_or(ev.t);
+            let interval = cfg.update_interval.unwrap_or(ev.base_rtt);
             *flow = RxCtl::Rcc(Box::new(RccRx {
                 core: RccCore::new(cfg, ev.one_way, interval, line_w, w_min),
                 counted: false,

@@ -16,12 +16,15 @@
 //! Defaults, all from the TIMELY paper as HPCC §5.1 uses them ("for TIMELY, we use
 //! the parameters suggested in [31]", the values of the HPCC authors' simulator,
 //! ../shared/reference/hpcc-ns3-model.md §8): `T_low` = 50 us, `T_high` = 500 us,
-//! additive step `delta` = 10 Mbps, multiplicative factor `beta` = 0.8, EWMA weight
-//! `alpha` = 0.875, `minRTT` = 20 us, HAI after `N` = 5 negative gradients with a
-//! step of 5 `delta`. (The authors' later public code snippet,
-//! people.eecs.berkeley.edu/~radhika/timely-code-snippet.cc, recommends other
-//! values for per-packet pacing: EWMA 0.02, `T_low` = 0, `T_high` = 1 ms; a scenario
-//! can set them.) Flows start at line rate, like every RDMA controller here.
+//! multiplicative factor `beta` = 0.8, EWMA weight `alpha` = 0.875, `minRTT` =
+//! 20 us, HAI after `N` = 5 negative gradients with a step of 5 `delta`. The
+//! additive step `delta` = 10 Mbps is for the paper's 10 Gbps NICs; by default it
+//! scales with the line rate, 10 Mbps per 10 Gbps, as the authors' public code
+//! (people.eecs.berkeley.edu/~radhika/timely-code-snippet.cc: "additiveIncrement:
+//! 10Mbps for 10Gbps line rate") says; at 100 Gbps a fixed 10 Mbps would take
+//! tens of ms to refill a link after a cut. (That code recommends other values
+//! for per-packet pacing, EWMA 0.02, `T_low` = 0, `T_high` = 1 ms; a scenario can
+//! set them.) Flows start at line rate, like every RDMA controller here.
 //!
 //! **Completion events.** TIMELY takes one RTT sample per completion of a segment
 //! (16-64 KB in the paper, §5) and its `delta` and `beta` are calibrated per such
@@ -44,8 +47,9 @@ pub struct TimelyConfig {
     pub t_low: Delta,
     /// Above this RTT: multiplicative decrease. TIMELY: 500 us.
     pub t_high: Delta,
-    /// Additive increase step delta. TIMELY: 10 Mbps.
-    pub delta: Rate,
+    /// Additive increase step delta; omitted = 10 Mbps per 10 Gbps of line rate
+    /// (TIMELY: 10 Mbps at 10 Gbps).
+    pub delta: Option<Rate>,
     /// Multiplicative decrease factor beta. TIMELY: 0.8.
     pub beta: f64,
     /// EWMA weight of a new RTT difference. TIMELY: 0.875.
@@ -67,7 +71,7 @@ impl Default for TimelyConfig {
         TimelyConfig {
             t_low: Delta::from_us(50),
             t_high: Delta::from_us(500),
-            delta: Rate::from_mbps(10),
+            delta: None,
             beta: 0.8,
             alpha: 0.875,
             min_rtt: Delta::from_us(20),
@@ -111,6 +115,8 @@ impl TimelyConfig {
 pub struct Timely {
     cfg: TimelyConfig,
     line_bps: f64,
+    /// The additive step, bits/s.
+    delta: f64,
     /// Current rate, bits/s, and the same as a [`Rate`].
     rate_bps: f64,
     rate: Rate,
@@ -128,6 +134,7 @@ impl Timely {
     pub fn new(cfg: TimelyConfig, ctx: &FlowCtx) -> Self {
         let line = ctx.line_rate.bps_f64();
         Timely {
+            delta: cfg.delta.map_or(line * 1e-3, |d| d.bps_f64()),
             cfg,
             line_bps: line,
             rate_bps: line,
@@ -158,7 +165,7 @@ impl Timely {
         self.rtt_diff = (1.0 - c.alpha) * self.rtt_diff + c.alpha * (rtt - prev);
         let g = self.rtt_diff / c.min_rtt.as_secs_f64();
         self.neg_gradients = if g < 0.0 { self.neg_gradients + 1 } else { 0 };
-        let delta = c.delta.bps_f64();
+        let delta = self.delta;
         let r = self.rate_bps;
         let new = if rtt < c.t_low.as_secs_f64() {
             r + delta
@@ -252,7 +259,22 @@ mod tests {
         let r1 = t.rate().bps_f64();
         assert!(r1 < r0);
         t.on_completion(10e-6);
-        assert!((t.rate().bps_f64() - (r1 + 10e6)).abs() < 1.0);
+        // delta = 10 Mbps per 10 Gbps: 100 Mbps at 100 Gbps.
+        assert!((t.rate().bps_f64() - (r1 + 100e6)).abs() < 1.0);
+    }
+
+    #[test]
+    fn an_explicit_delta_is_used_as_is() {
+        let cfg = TimelyConfig {
+            delta: Some(Rate::from_mbps(10)),
+            ..TimelyConfig::default()
+        };
+        let mut t = Timely::new(cfg, &ctx());
+        t.on_completion(400e-6);
+        t.on_completion(900e-6); // cut
+        let r = t.rate().bps_f64();
+        t.on_completion(10e-6);
+        assert!((t.rate().bps_f64() - (r + 10e6)).abs() < 1.0);
     }
 
     #[test]
@@ -289,11 +311,11 @@ mod tests {
             rtt -= 20e-6;
         }
         // Once the gradient has been negative 5 times in a row the step is 5 delta.
-        let hai = steps.iter().filter(|&&s| (s - 50e6).abs() < 1.0).count();
-        let ai = steps.iter().filter(|&&s| (s - 10e6).abs() < 1.0).count();
+        let hai = steps.iter().filter(|&&s| (s - 500e6).abs() < 1.0).count();
+        let ai = steps.iter().filter(|&&s| (s - 100e6).abs() < 1.0).count();
         assert!(hai >= 2 && ai >= 1, "{steps:?}");
-        let first_hai = steps.iter().position(|&s| (s - 50e6).abs() < 1.0).unwrap();
-        assert!(steps[..first_hai].iter().all(|&s| s <= 10e6 + 1.0));
+        let first_hai = steps.iter().position(|&s| (s - 500e6).abs() < 1.0).unwrap();
+        assert!(steps[..first_hai].iter().all(|&s| s <= 100e6 + 1.0));
     }
 
     #[test]
