@@ -44,8 +44,15 @@ fn rcc_gives_every_flow_its_fair_share_within_1ms_of_each_join_and_leave() {
     let ph = phases(&out);
     // Joins at 0, 2, 4, 6 ms and leaves in reverse: N = 1, 2, 3, 4, 3, 2, 1.
     let counts: Vec<usize> = ph.iter().map(|(_, a)| a.len()).collect();
-    assert_eq!(counts, [1, 2, 3, 4, 3, 2, 1], "flows leave in reverse order");
-    assert_eq!(finish(&out, 3).map(|t| t < finish(&out, 2).unwrap()), Some(true));
+    assert_eq!(
+        counts,
+        [1, 2, 3, 4, 3, 2, 1],
+        "flows leave in reverse order"
+    );
+    assert_eq!(
+        finish(&out, 3).map(|t| t < finish(&out, 2).unwrap()),
+        Some(true)
+    );
 
     let c = 100e9;
     for (k, (t0, active)) in ph.iter().enumerate() {
@@ -82,11 +89,16 @@ fn rcc_gives_every_flow_its_fair_share_within_1ms_of_each_join_and_leave() {
         eprintln!(
             "N = {n}: converged after {:.1} us, goodput {:?} Gbps, Jain {j:.5}",
             at.since(*t0).as_us_f64(),
-            g.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>()
+            g.iter()
+                .map(|x| (x / 1e8).round() / 10.0)
+                .collect::<Vec<_>>()
         );
         assert!(j >= 0.99, "N = {n}: Jain {j}");
         for x in &g {
-            assert!((x - target).abs() <= 0.1 * target, "N = {n}: {x} vs {target}");
+            assert!(
+                (x - target).abs() <= 0.1 * target,
+                "N = {n}: {x} vs {target}"
+            );
         }
     }
     assert!(delivered_at(&out, 0, us(1000.0)) > 0);

@@ -43,7 +43,10 @@ fn rcc_tells_in_network_from_last_hop_congestion_as_fig_15_does() {
     // f1 alone (0-500 us): its last hop is the bottleneck, nothing in-network.
     let f1_alone = classes(&out, 0, 50.0, 500.0);
     assert!(!f1_alone.is_empty());
-    assert!(f1_alone.iter().all(|c| *c == Congestion::LastHop), "{f1_alone:?}");
+    assert!(
+        f1_alone.iter().all(|c| *c == Congestion::LastHop),
+        "{f1_alone:?}"
+    );
     // f2 starts at 500 us: both f1 and f2 detect in-network congestion within
     // 100 us and stay in PID to the end.
     for f in [0, 1] {
