@@ -1,10 +1,10 @@
 //! Integration tests: one binary, files named by behaviour.
 
 mod bad_input;
+mod cc_table;
 mod common;
 mod conservation;
 mod determinism;
-mod explore_cc;
 mod generated_topologies;
 mod hpcc_design_choices;
 mod hpcc_incast;

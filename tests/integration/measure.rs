@@ -2,7 +2,7 @@
 //! the congestion-control scenario tests.
 
 use rocesim::output::RunOutputs;
-use rocesim::units::{Delta, SimTime};
+use rocesim::units::SimTime;
 
 pub fn us(t: f64) -> SimTime {
     SimTime((t * 1e6).round() as u64)
@@ -19,8 +19,7 @@ pub fn delivered_at(out: &RunOutputs, flow: u32, t: SimTime) -> u64 {
     // The last sample at or before t (samples are in time order).
     out.rates
         .iter()
-        .filter(|r| r.flow == flow && r.time <= t)
-        .next_back()
+        .rfind(|r| r.flow == flow && r.time <= t)
         .map_or(0, |r| r.delivered)
 }
 
@@ -71,20 +70,4 @@ pub fn finish(out: &RunOutputs, flow: u32) -> Option<SimTime> {
         .iter()
         .find(|f| f.flow_id == flow)
         .map(|f| f.start + f.fct)
-}
-
-/// Sample times of the rate trace in `[from, to)`.
-pub fn trace_times(out: &RunOutputs, from: SimTime, to: SimTime) -> Vec<SimTime> {
-    let mut t: Vec<SimTime> = out
-        .rates
-        .iter()
-        .map(|r| r.time)
-        .filter(|&t| t >= from && t < to)
-        .collect();
-    t.dedup();
-    t
-}
-
-pub fn delta_us(t: f64) -> Delta {
-    Delta((t * 1e6).round() as u64)
 }
