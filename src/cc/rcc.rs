@@ -402,14 +402,19 @@ mod tests {
     #[test]
     fn n_consecutive_high_delays_without_a_busy_last_hop_enter_pid_for_good() {
         let mut c = core();
-        // Threshold 4 us x 1.2 = 4.8 us. Two high samples, one low: counter resets.
+        // Threshold 4 us x 1.2 = 4.8 us; one sample per RTT (10 us + queueing).
+        // Two high samples, one low: the counter resets.
         c.on_sample(us(0), 5e-6, 50_000.0, false, RccVariant::Full);
-        c.on_sample(us(1), 5e-6, 50_000.0, false, RccVariant::Full);
-        c.on_sample(us(2), 4.5e-6, 50_000.0, false, RccVariant::Full);
-        c.on_sample(us(3), 5e-6, 50_000.0, false, RccVariant::Full);
-        c.on_sample(us(4), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(20), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(40), 4.5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(60), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(80), 5e-6, 50_000.0, false, RccVariant::Full);
+        // Packets within the same RTT are not new samples.
+        for k in 81..90 {
+            c.on_sample(us(k), 9e-6, 50_000.0, false, RccVariant::Full);
+        }
         assert!(!c.in_pid());
-        c.on_sample(us(5), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(100), 5e-6, 50_000.0, false, RccVariant::Full);
         assert!(c.in_pid());
         assert_eq!(c.class(), Congestion::InNetwork);
         // Even with a busy last hop and low delays it stays in PID.
@@ -421,22 +426,22 @@ mod tests {
     fn the_pid_step_follows_eq_3_to_5_in_seconds() {
         let mut c = core();
         for k in 0..2 {
-            c.on_sample(us(k), 5e-6, 50_000.0, false, RccVariant::Full);
+            c.on_sample(us(20 * k), 5e-6, 50_000.0, false, RccVariant::Full);
         }
         // Third high sample: enter PID and step at once.
         // E = 5 - 4 x 1.1 = 0.6 us; U = 1e4 x 0.6e-6 + 1e5 x (0.6e-6 - 0) = 0.066.
-        let w = c.on_sample(us(2), 5e-6, 50_000.0, false, RccVariant::Full);
+        let w = c.on_sample(us(40), 5e-6, 50_000.0, false, RccVariant::Full);
         let u1: f64 = 0.066;
         assert!((c.control_factor() - u1).abs() < 1e-12);
         let w1 = 50_000.0 * (1.0 - u1.tanh());
         assert!((w - w1).abs() < 1e-6);
-        // Inside the update interval only the cap applies.
+        // Within one RTT (10 us + 1 us of queueing) only the cap applies.
         assert_eq!(
-            c.on_sample(us(5), 9e-6, 50_000.0, false, RccVariant::Full),
+            c.on_sample(us(50), 9e-6, 50_000.0, false, RccVariant::Full),
             w1
         );
-        // Next step at 12 us: E = 1.0 us, dE = 0.4 us: U += 0.01 + 0.04.
-        let w2 = c.on_sample(us(12), 5.4e-6, 50_000.0, false, RccVariant::Full);
+        // Next step: E = 1.0 us, dE = 0.4 us: U += 0.01 + 0.04.
+        let w2 = c.on_sample(us(60), 5.4e-6, 50_000.0, false, RccVariant::Full);
         let u2 = u1 + 0.01 + 0.04;
         assert!((c.control_factor() - u2).abs() < 1e-12);
         assert!((w2 - w1 * (1.0 - u2.tanh())).abs() < 1e-6);
@@ -446,13 +451,14 @@ mod tests {
     fn the_fair_share_caps_the_pid_window_and_unwinds_u() {
         let mut c = core();
         for k in 0..3 {
-            c.on_sample(us(k), 5e-6, 50_000.0, false, RccVariant::Full);
+            c.on_sample(us(20 * k), 5e-6, 50_000.0, false, RccVariant::Full);
         }
+        assert!(c.in_pid());
         // Queue gone: E < 0, U goes negative and W grows until the cap.
-        let mut t = 20;
+        let mut t = 60;
         for _ in 0..200 {
             c.on_sample(us(t), 4e-6, 50_000.0, false, RccVariant::Full);
-            t += 10;
+            t += 20;
         }
         assert_eq!(c.window(), 50_000.0);
         assert_eq!(c.control_factor(), 0.0, "no wind-up at the cap");
@@ -475,7 +481,7 @@ mod tests {
         assert!(!e.in_pid());
         let mut p = core();
         for k in 0..3 {
-            p.on_sample(us(k), 6e-6, 100_000.0, true, RccVariant::Pid);
+            p.on_sample(us(20 * k), 6e-6, 100_000.0, true, RccVariant::Pid);
         }
         assert!(p.in_pid(), "a busy last hop does not stop rcc-pid");
     }
