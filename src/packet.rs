@@ -93,6 +93,8 @@ pub mod flag {
     pub const ECE: u8 = 1 << 4;
     /// Data: a retransmission.
     pub const RETX: u8 = 1 << 5;
+    /// ACK: the receiver's last hop is busy (RCC §III-C, fed back for rcc-sender).
+    pub const RX_BUSY: u8 = 1 << 6;
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);

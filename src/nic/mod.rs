@@ -8,6 +8,7 @@
 //! is in `sim::hosts`.
 
 pub mod qp;
+pub mod rx;
 
 use crate::packet::PktQueue;
 use crate::port::Egress;
@@ -24,4 +25,6 @@ pub struct Nic {
     /// Round-robin position in `active`.
     pub rr: usize,
     pub rng: ChaCha8Rng,
+    /// Receiver-side congestion-control state (RCC's N and B_R).
+    pub rx: rx::RxNicState,
 }

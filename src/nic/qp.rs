@@ -2,6 +2,7 @@
 //! own variables: the sender's queue pair and the receiver's sequence tracking.
 
 use crate::cc::Cc;
+use crate::cc::receiver::RxCtl;
 use crate::units::SimTime;
 
 /// Sender side of a reliable connection (one RDMA WRITE message).
@@ -82,4 +83,6 @@ pub struct RecvQp {
     pub delivered: u64,
     /// Time the last byte was delivered.
     pub finished_at: Option<SimTime>,
+    /// Receiver-side congestion control (RCC), if any.
+    pub ctl: RxCtl,
 }

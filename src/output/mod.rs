@@ -69,6 +69,8 @@ pub struct RateSample {
     pub window: Option<u64>,
     /// Payload bytes the receiver has in order.
     pub delivered: u64,
+    /// How receiver-driven control (RCC) classifies the flow's congestion.
+    pub congestion: crate::cc::Congestion,
 }
 
 /// What a run returns.

@@ -326,11 +326,20 @@ fn resolve_pfc(s: &SwitchSection, mtu_wire: u64, cx: &Ctx) -> Result<PfcPlan, In
 }
 
 fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputError> {
-    // Defaults: the DCQCN deployment values (DCQCN Fig. 14).
+    // Defaults: what the algorithm is evaluated with (DCQCN Fig. 14; DCTCP's step
+    // at 30 KB x rate / 10 Gbps, HPCC §5.1). Thresholds the user gives are taken as
+    // they are: the algorithm's rate scaling applies only to its own thresholds.
+    let d = cc.ecn_defaults();
+    let user_thresholds = e.kmin.is_some() || e.kmax.is_some();
     let base = Red {
-        kmin: e.kmin.map(|b| b.0).unwrap_or(5_000),
-        kmax: e.kmax.map(|b| b.0).unwrap_or(200_000),
-        pmax: e.pmax.unwrap_or(0.01),
+        kmin: e.kmin.unwrap_or(d.kmin).0,
+        kmax: e.kmax.unwrap_or(d.kmax).0,
+        pmax: e.pmax.unwrap_or(d.pmax),
+    };
+    let scale_from = match e.scale_from {
+        Some(r) => Some(r),
+        None if user_thresholds => None,
+        None => d.scale_from,
     };
     let check = |field: &str, r: &Red| {
         if r.kmin > r.kmax {
@@ -355,7 +364,7 @@ fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputEr
     Ok(EcnPlan {
         enabled: e.enabled.unwrap_or_else(|| cc.uses_ecn()),
         base,
-        scale_from: e.scale_from,
+        scale_from,
         per_rate,
     })
 }

@@ -4,6 +4,7 @@
 
 use super::switching::apply_pfc;
 use super::{Event, Sim};
+use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::cc::{AckInfo, CongestionControl};
 use crate::nic::qp::SendQp;
 use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, flag};
@@ -226,6 +227,8 @@ impl Sim {
             pkt.has(flag::ECN_CE),
             pkt.n_hops as u32,
         );
+        let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
+        let last = pkt.has(flag::LAST);
         let f = &mut self.flows[fid];
         let rx = &mut f.recv;
         let mut send_ack = false;
@@ -280,6 +283,26 @@ impl Sim {
         } else if self.cfg.model.ack_duplicates {
             send_ack = true;
         }
+        let mut fb = RxFeedback::default();
+        if let Some(rk) = &self.receiver {
+            let nic = &mut self.nics[hi];
+            let ev = RxEvent {
+                now,
+                flow: fid as u32,
+                seq,
+                payload,
+                wire,
+                sent_at,
+                first,
+                last,
+                complete: rx.expected >= f.spec.size,
+                line_rate: nic.eg.rate,
+                t: self.base_rtt,
+                one_way: f.one_way,
+                base_rtt: f.pair_rtt,
+            };
+            fb = rk.on_data(&mut rx.ctl, &mut nic.rx, &ev);
+        }
         if !(send_ack || nack) {
             self.pool.free(id);
             self.nic_kick(hi);
@@ -314,6 +337,8 @@ impl Sim {
         pkt.flags = 0;
         pkt.set_flag(flag::CNP, cnp_flag);
         pkt.set_flag(flag::ECE, ece);
+        pkt.set_flag(flag::RX_BUSY, fb.busy);
+        pkt.window = fb.window;
         pkt.wire = self.cfg.model.sizes.ack_wire(int_bytes);
         self.nics[hi].ctrl.push(&mut self.pool, id);
         self.nic_kick(hi);
@@ -325,7 +350,7 @@ impl Sim {
         let now = self.q.now();
         let pkt = self.pool.get(id);
         let fid = pkt.flow as usize;
-        let ece = pkt.has(flag::ECE);
+        let (ece, rx_busy) = (pkt.has(flag::ECE), pkt.has(flag::RX_BUSY));
         let (seq, is_nack, cnp_flag, sent_at, window) = (
             pkt.seq,
             pkt.kind == PacketKind::Nack,
@@ -371,6 +396,7 @@ impl Sim {
             int: &hops[..n],
             data_sent_at: sent_at,
             rx_window: (window > 0).then_some(window),
+            rx_busy,
         });
         if qp.snd_una >= qp.size {
             qp.done = true;

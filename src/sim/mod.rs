@@ -9,7 +9,7 @@ mod hosts;
 pub mod paths;
 mod switching;
 
-use crate::cc::{Cc, FlowCtx};
+use crate::cc::{Cc, FlowCtx, ReceiverKind};
 use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::nic::Nic;
@@ -102,6 +102,8 @@ pub struct Flow {
     pub recv: RecvQp,
     pub ideal: Delta,
     pub pair_rtt: Delta,
+    /// Base one-way delay of the data path.
+    pub one_way: Delta,
     pub fct: Option<Delta>,
 }
 
@@ -153,6 +155,8 @@ pub struct Sim {
     flows_done: usize,
     /// The control interval T given to controllers.
     base_rtt: Delta,
+    /// Receiver-side congestion control, when the algorithm has one.
+    receiver: Option<ReceiverKind>,
     seed: u64,
     pub stats: Stats,
     rec: Recorder,
@@ -238,6 +242,9 @@ impl Sim {
                 active: Vec::new(),
                 rr: 0,
                 rng: ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ 0x41c ^ (node.0 as u64) << 20)),
+                rx: crate::nic::rx::RxNicState::new(ChaCha8Rng::seed_from_u64(paths::mix64(
+                    seed ^ 0x7cc ^ (node.0 as u64) << 20,
+                ))),
             })
             .collect();
 
@@ -267,7 +274,7 @@ impl Sim {
                 let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
                 let sport = *c;
                 *c = c.wrapping_add(1);
-                let (ideal, pair_rtt) = ideal_fct(&cfg, seed, spec, sport, ack_wire);
+                let (ideal, pair_rtt, one_way) = ideal_fct(&cfg, seed, spec, sport, ack_wire);
                 Flow {
                     spec: spec.clone(),
                     sport,
@@ -275,6 +282,7 @@ impl Sim {
                     recv: RecvQp::default(),
                     ideal,
                     pair_rtt,
+                    one_way,
                     fct: None,
                 }
             })
@@ -313,6 +321,7 @@ impl Sim {
             next_flow: 0,
             flows_done: 0,
             base_rtt,
+            receiver: cfg.cc.receiver(),
             seed,
             stats: Stats::default(),
             rec,
@@ -494,6 +503,10 @@ impl Sim {
                     rate: qp.cc.rate(),
                     window: qp.cc.window(),
                     delivered: f.recv.delivered,
+                    congestion: match f.recv.ctl.congestion() {
+                        crate::cc::Congestion::Unknown => qp.cc.congestion(),
+                        c => c,
+                    },
                 });
             }
         }
@@ -533,6 +546,7 @@ impl Sim {
             line_rate: self.cfg.topo.host_port(f.spec.src).rate,
             base_rtt: self.base_rtt,
             pair_rtt: f.pair_rtt,
+            one_way: f.one_way,
             mtu: self.cfg.nic.mtu,
             mtu_wire: self.cfg.mtu_wire(),
         }
@@ -543,14 +557,14 @@ impl Sim {
     }
 }
 
-/// Ideal FCT and base RTT of one flow (on its own ECMP path).
+/// Ideal FCT, base RTT and base one-way delay of one flow (on its own ECMP path).
 fn ideal_fct(
     cfg: &RunConfig,
     seed: u64,
     spec: &FlowSpec,
     sport: u16,
     ack_wire_no_hops: u32,
-) -> (Delta, Delta) {
+) -> (Delta, Delta, Delta) {
     let model = &cfg.model;
     let data = paths::trace(
         &cfg.topo, model, seed, spec.src, spec.dst, sport, spec.dport,
@@ -559,7 +573,8 @@ fn ideal_fct(
         &cfg.topo, model, seed, spec.dst, spec.src, spec.dport, sport,
     );
     let sizes = &model.sizes;
-    match model.ideal_fct {
+    let one_way = paths::one_way(model, &data, cfg.mtu_wire());
+    let (ideal, rtt) = match model.ideal_fct {
         IdealFct::Alone => {
             let per_hop = if cfg.int_on { sizes.int_per_hop() } else { 0 };
             let switches = data.len().saturating_sub(1) as u32;
@@ -581,5 +596,6 @@ fn ideal_fct(
             paths::ideal_ns3(&data, spec.size, cfg.nic.mtu, sizes.data_header),
             paths::ns3_pair_rtt(&data, cfg.nic.mtu),
         ),
-    }
+    };
+    (ideal, rtt, one_way)
 }
