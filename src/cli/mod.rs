@@ -4,6 +4,7 @@ mod bench;
 pub mod gen_flows;
 mod model;
 mod run;
+mod thresholds;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ pub enum Command {
     GenFlows(gen_flows::GenFlowsArgs),
     /// Solve an analytical model from the papers (dcqcn-fluid, rcc-fluid, hpcc-discrete).
     Model(model::ModelArgs),
+    /// Print DCQCN §4's buffer thresholds (t_flight, t_PFC, t_ECN) for a switch.
+    Thresholds(thresholds::ThresholdsArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -66,6 +69,7 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::bench(&a),
         Command::GenFlows(a) => gen_flows::gen_flows(&a),
         Command::Model(a) => model::model(&a),
+        Command::Thresholds(a) => thresholds::thresholds(&a),
     };
     match res {
         Ok(()) => 0,

@@ -1,0 +1,299 @@
+//! Standard PFC (IEEE 802.1Qbb) with the shared-buffer thresholds of DCQCN §4.
+//!
+//! Per (ingress port, class): XOFF when the class holds headroom or its shared
+//! use reaches the MMU's threshold (static `t_PFC`, or dynamic
+//! `alpha x free shared pool`, DCQCN §4's `beta (B - 8 n t_flight - s) / 8` with
+//! `alpha = beta / 8`); XON once the headroom has drained and the shared use is
+//! `resume_offset` below the threshold ("two MTU", DCQCN §4).
+//!
+//! Pause style (P-PFC §4.4 discusses both): X-OFF/X-ON (the default: the pause
+//! lasts until RESUME) or timed, where every PAUSE carries `pause_quanta` and the
+//! upstream resumes on its own when it lapses. With timed pauses a class still
+//! over its threshold when its pause has lapsed is paused again by the next
+//! packet that arrives (the refresh), and RESUME frames can be turned off.
+
+use super::{Dequeue, Enqueue, FlowControl, Frame, FrameKind, PortFacts, Reaction};
+use super::{XOFF_QUANTA, ix, quanta_to_time};
+use crate::port::CLASSES;
+use crate::switch::mmu::Mmu;
+use crate::units::{Delta, SimTime};
+
+/// Standard PFC settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PfcConfig {
+    /// XON when the shared use is this far below the threshold.
+    pub resume_offset: u64,
+    /// `None`: X-OFF/X-ON. `Some(q)`: every PAUSE lasts `q` quanta.
+    pub pause_quanta: Option<u16>,
+    /// Send RESUME frames (X-ON). Only timed pauses may do without.
+    pub send_resume: bool,
+}
+
+impl Default for PfcConfig {
+    /// X-OFF/X-ON with two 1 KB frames of hysteresis (DCQCN §4: two MTU).
+    fn default() -> Self {
+        PfcConfig {
+            resume_offset: 2 * 1062,
+            pause_quanta: None,
+            send_resume: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Pfc {
+    cfg: PfcConfig,
+    /// Per (ingress port, class): our PAUSE is in force upstream.
+    xoff: Vec<bool>,
+    /// Timed pauses: when the last PAUSE lapses upstream.
+    lapse_at: Vec<SimTime>,
+    /// Per port: how long `pause_quanta` lasts at its rate.
+    pause_len: Vec<Delta>,
+}
+
+impl Pfc {
+    pub fn new(cfg: PfcConfig, ports: &[PortFacts]) -> Pfc {
+        let n = ports.len() * CLASSES;
+        let pause_len = ports
+            .iter()
+            .map(|p| {
+                cfg.pause_quanta
+                    .map_or(Delta::ZERO, |q| quanta_to_time(p.rate, q))
+            })
+            .collect();
+        Pfc {
+            cfg,
+            xoff: vec![false; n],
+            lapse_at: vec![SimTime::ZERO; n],
+            pause_len,
+        }
+    }
+
+    /// Number of ports.
+    pub fn ports(&self) -> usize {
+        self.pause_len.len()
+    }
+
+    pub fn config(&self) -> &PfcConfig {
+        &self.cfg
+    }
+
+    /// Whether our PAUSE for (`port`, `class`) is in force.
+    #[inline]
+    pub fn is_xoff(&self, port: u16, class: u8) -> bool {
+        self.xoff[ix(port, class)]
+    }
+
+    /// The PAUSE frame this scheme sends.
+    #[inline]
+    pub fn pause_frame(&self, port: u16, class: u8) -> Frame {
+        Frame {
+            port,
+            class,
+            quanta: self.cfg.pause_quanta.unwrap_or(XOFF_QUANTA),
+            kind: FrameKind::Pause,
+            cause: None,
+        }
+    }
+
+    /// True when a PAUSE for (`inp`, `class`) must go out now (XOFF reached, or a
+    /// timed pause lapsed while still over the threshold); marks it in force.
+    #[inline]
+    pub fn check_xoff(&mut self, mmu: &Mmu, now: SimTime, inp: u16, class: u8) -> bool {
+        let i = ix(inp, class);
+        if self.xoff[i] {
+            if self.cfg.pause_quanta.is_none() || now < self.lapse_at[i] {
+                return false;
+            }
+            // The timed pause has lapsed upstream: decide afresh.
+            self.xoff[i] = false;
+        }
+        if mmu.headroom_bytes(inp, class) > 0 || mmu.shared_bytes(inp, class) >= mmu.threshold(inp)
+        {
+            self.xoff[i] = true;
+            if self.cfg.pause_quanta.is_some() {
+                self.lapse_at[i] = now + self.pause_len[inp as usize];
+            }
+            return true;
+        }
+        false
+    }
+
+    /// True when the XOFF of (`inp`, `class`) may be lifted now; marks it lifted.
+    #[inline]
+    pub fn check_xon(&mut self, mmu: &Mmu, inp: u16, class: u8) -> bool {
+        let i = ix(inp, class);
+        if !self.xoff[i] || mmu.headroom_bytes(inp, class) > 0 {
+            return false;
+        }
+        let shared = mmu.shared_bytes(inp, class);
+        if shared == 0 || shared + self.cfg.resume_offset <= mmu.threshold(inp) {
+            self.xoff[i] = false;
+            return true;
+        }
+        false
+    }
+
+    #[inline]
+    fn resume(&self, port: u16, class: u8) -> Reaction {
+        if self.cfg.send_resume {
+            Reaction::frame(Frame {
+                port,
+                class,
+                quanta: 0,
+                kind: FrameKind::Resume,
+                cause: None,
+            })
+        } else {
+            Reaction::default()
+        }
+    }
+}
+
+impl FlowControl for Pfc {
+    #[inline]
+    fn on_enqueue(&mut self, mmu: &Mmu, ev: &Enqueue) -> Reaction {
+        if self.check_xoff(mmu, ev.now, ev.inp, ev.class) {
+            Reaction::frame(self.pause_frame(ev.inp, ev.class))
+        } else {
+            Reaction::default()
+        }
+    }
+
+    #[inline]
+    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction {
+        if self.check_xon(mmu, ev.inp, ev.class) {
+            self.resume(ev.inp, ev.class)
+        } else {
+            Reaction::default()
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::switch::mmu::{Admit, MmuConfig, PfcThreshold};
+    use crate::units::Rate;
+
+    pub(crate) fn mmu(threshold: PfcThreshold) -> Mmu {
+        Mmu::new(MmuConfig {
+            buffer: 1_000_000,
+            lossless: true,
+            threshold,
+            alpha: vec![0.125; 4],
+            headroom: vec![25_000; 4],
+            reserve: 0,
+            reserve_once_per_port: false,
+            egress_alpha: 1.0,
+            shared_cap: None,
+        })
+    }
+
+    pub(crate) fn facts() -> Vec<PortFacts> {
+        vec![
+            PortFacts {
+                rate: Rate::from_gbps(40),
+                red: None,
+            };
+            4
+        ]
+    }
+
+    fn ev(now: SimTime) -> Enqueue {
+        Enqueue {
+            now,
+            inp: 0,
+            out: 1,
+            class: 3,
+        }
+    }
+
+    #[test]
+    fn xoff_at_the_dynamic_threshold_is_one_ninth_of_the_pool() {
+        let mut m = mmu(PfcThreshold::Dynamic);
+        let mut p = Pfc::new(PfcConfig::default(), &facts());
+        let mut q = 0;
+        loop {
+            assert_eq!(m.admit(0, 3, 1, 1000), Admit::Shared);
+            q += 1000;
+            let r = p.on_enqueue(&m, &ev(SimTime::ZERO));
+            if let Some(f) = r.frame {
+                assert_eq!((f.port, f.class, f.quanta), (0, 3, XOFF_QUANTA));
+                break;
+            }
+        }
+        // q >= (pool - q) / 8  <=>  q >= pool / 9 = 100 KB.
+        assert_eq!(q, 100_000);
+        assert!(p.is_xoff(0, 3));
+        m.admit(0, 3, 1, 1000);
+        assert_eq!(p.on_enqueue(&m, &ev(SimTime::ZERO)), Reaction::default());
+    }
+
+    #[test]
+    fn xon_needs_empty_headroom_and_the_resume_offset() {
+        let mut m = mmu(PfcThreshold::Static(10_000));
+        let mut p = Pfc::new(
+            PfcConfig {
+                resume_offset: 2_000,
+                ..PfcConfig::default()
+            },
+            &facts(),
+        );
+        for _ in 0..12 {
+            m.admit(0, 3, 1, 1000);
+        }
+        assert!(p.check_xoff(&m, SimTime::ZERO, 0, 3));
+        assert!(!p.check_xoff(&m, SimTime::ZERO, 0, 3), "XOFF is sent once");
+        // 10 KB shared + 2 KB headroom. Draining 2 KB empties the headroom first.
+        m.release(0, 3, 1, 1000);
+        m.release(0, 3, 1, 1000);
+        assert_eq!(m.headroom_bytes(0, 3), 0);
+        assert!(
+            !p.check_xon(&m, 0, 3),
+            "10 KB + 2 KB offset > 10 KB threshold"
+        );
+        m.release(0, 3, 1, 1000);
+        m.release(0, 3, 1, 1000);
+        let r = p.on_dequeue(&m, &ev(SimTime::ZERO));
+        assert_eq!(
+            r.frame.map(|f| f.kind),
+            Some(FrameKind::Resume),
+            "8 KB + 2 KB <= 10 KB"
+        );
+    }
+
+    #[test]
+    fn a_timed_pause_is_refreshed_by_the_first_arrival_after_it_lapses() {
+        let mut m = mmu(PfcThreshold::Static(10_000));
+        let mut p = Pfc::new(
+            PfcConfig {
+                pause_quanta: Some(1000),
+                send_resume: false,
+                ..PfcConfig::default()
+            },
+            &facts(),
+        );
+        for _ in 0..11 {
+            m.admit(0, 3, 1, 1000);
+        }
+        let r = p.on_enqueue(&m, &ev(SimTime::ZERO));
+        assert_eq!(r.frame.map(|f| f.quanta), Some(1000));
+        // 1000 quanta at 40 Gbps = 12.8 us: still in force at 12 us, lapsed at 13.
+        assert_eq!(
+            p.on_enqueue(&m, &ev(SimTime::ZERO + Delta::from_us(12))),
+            Reaction::default()
+        );
+        let r = p.on_enqueue(&m, &ev(SimTime::ZERO + Delta::from_us(13)));
+        assert_eq!(r.frame.map(|f| f.kind), Some(FrameKind::Pause));
+        // Draining lifts the XOFF without a RESUME frame.
+        for _ in 0..6 {
+            m.release(0, 3, 1, 1000);
+        }
+        assert_eq!(
+            p.on_dequeue(&m, &ev(SimTime::ZERO + Delta::from_us(14))),
+            Reaction::default()
+        );
+        assert!(!p.is_xoff(0, 3));
+    }
+}
