@@ -154,12 +154,6 @@ pub(super) fn resolve_flowctl(
             Scheme::Capfc(c)
         }
     };
-    if kind != SchemeKind::Ppfc && p.ppfc.given() {
-        return Err(cx.err("switch.pfc.ppfc", "is only used with scheme = \"ppfc\""));
-    }
-    if kind != SchemeKind::Capfc && (p.capfc.warn.is_some() || p.capfc.input_threshold.is_some()) {
-        return Err(cx.err("switch.pfc.capfc", "is only used with scheme = \"capfc\""));
-    }
     Ok(FlowControlConfig {
         enabled: lossless,
         pfc: PfcConfig {
@@ -169,12 +163,6 @@ pub(super) fn resolve_flowctl(
         },
         scheme,
     })
-}
-
-impl PpfcSection {
-    fn given(&self) -> bool {
-        self.interval.is_some() || self.t.is_some() || self.r.is_some() || self.kmax.is_some()
-    }
 }
 
 /// `alpha` from `beta` (DCQCN §4: `t_PFC = beta (B - 8 n t_flight - s) / 8`), the

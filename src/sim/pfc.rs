@@ -171,6 +171,11 @@ impl Sim {
             self.diag.resume_sent(gid, c);
             self.stats.pfc_resume_frames += 1;
             (0, 0)
+        } else if f.kind == FrameKind::Refresh {
+            // The same pause, kept in force: no new root, no new victims.
+            self.diag.refresh_sent(gid, c);
+            self.stats.pfc_pause_frames += 1;
+            (u32::MAX, 0)
         } else {
             self.stats.pfc_pause_frames += 1;
             if f.kind == FrameKind::Predictive {

@@ -198,6 +198,11 @@ impl PfcDiag {
         (root, hop)
     }
 
+    /// A timed pause was sent again before it lapsed.
+    pub fn refresh_sent(&mut self, gid: u32, class: u8) {
+        self.counters[gid as usize][class as usize].pause_tx += 1;
+    }
+
     pub fn resume_sent(&mut self, gid: u32, class: u8) {
         self.counters[gid as usize][class as usize].resume_tx += 1;
     }

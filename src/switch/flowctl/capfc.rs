@@ -14,8 +14,9 @@
 //! combined state changes.
 
 use super::pfc::Pfc;
-use super::{Dequeue, Enqueue, FlowControl, Frame, FrameKind, Reaction, ix};
+use super::{Dequeue, Enqueue, FlowControl, Frame, FrameKind, Reaction, TickCtx, ix};
 use crate::switch::mmu::Mmu;
+use crate::units::SimTime;
 
 /// CaPFC thresholds.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +67,7 @@ impl FlowControl for Capfc {
     #[inline]
     fn on_enqueue(&mut self, mmu: &Mmu, ev: &Enqueue) -> Reaction {
         let before = self.paused(ev.inp, ev.class);
-        let refresh = self.pfc.check_xoff(mmu, ev.now, ev.inp, ev.class);
+        self.pfc.check_xoff(mmu, ev.now, ev.inp, ev.class);
         let i = ix(ev.inp, ev.class);
         if !self.warned[i]
             && mmu.egress_bytes(ev.out, ev.class) > self.cfg.warn
@@ -74,10 +75,11 @@ impl FlowControl for Capfc {
         {
             self.warned[i] = true;
         }
-        if refresh || (!before && self.paused(ev.inp, ev.class)) {
+        if !before && self.paused(ev.inp, ev.class) {
+            self.pfc.pause_sent(ev.now, ev.inp, ev.class);
             Reaction {
                 frame: Some(self.pfc.pause_frame(ev.inp, ev.class)),
-                wake: None,
+                wake: self.pfc.next_refresh(),
             }
         } else {
             Reaction::default()
@@ -96,6 +98,9 @@ impl FlowControl for Capfc {
         {
             self.warned[i] = false;
         }
+        if before && !self.paused(ev.inp, ev.class) {
+            self.pfc.lifted(ev.inp, ev.class);
+        }
         if before && !self.paused(ev.inp, ev.class) && self.pfc.config().send_resume {
             Reaction {
                 frame: Some(Frame {
@@ -110,6 +115,14 @@ impl FlowControl for Capfc {
         } else {
             Reaction::default()
         }
+    }
+
+    fn next_tick(&self) -> Option<SimTime> {
+        self.pfc.next_refresh()
+    }
+
+    fn on_tick(&mut self, ctx: TickCtx<'_>, out: &mut Vec<Frame>) {
+        self.pfc.refresh(ctx.now, Some(&self.warned), out);
     }
 }
 

@@ -63,6 +63,8 @@ pub enum FrameKind {
     Pause,
     /// A P-PFC pause with its own duration (P-PFC Alg. 3).
     Predictive,
+    /// A timed pause sent again before it lapses (the XOFF condition holds).
+    Refresh,
     /// RESUME (0 quanta).
     Resume,
 }
@@ -217,13 +219,18 @@ impl FlowControl for SwitchFc {
     }
     fn next_tick(&self) -> Option<SimTime> {
         match self {
+            SwitchFc::Off => None,
+            SwitchFc::Pfc(p) => p.next_tick(),
             SwitchFc::Ppfc(p) => p.next_tick(),
-            _ => None,
+            SwitchFc::Capfc(c) => c.next_tick(),
         }
     }
     fn on_tick(&mut self, ctx: TickCtx<'_>, out: &mut Vec<Frame>) {
-        if let SwitchFc::Ppfc(p) = self {
-            p.on_tick(ctx, out);
+        match self {
+            SwitchFc::Off => {}
+            SwitchFc::Pfc(p) => p.on_tick(ctx, out),
+            SwitchFc::Ppfc(p) => p.on_tick(ctx, out),
+            SwitchFc::Capfc(c) => c.on_tick(ctx, out),
         }
     }
 }

@@ -8,11 +8,13 @@
 //!
 //! Pause style (P-PFC §4.4 discusses both): X-OFF/X-ON (the default: the pause
 //! lasts until RESUME) or timed, where every PAUSE carries `pause_quanta` and the
-//! upstream resumes on its own when it lapses. With timed pauses a class still
-//! over its threshold when its pause has lapsed is paused again by the next
-//! packet that arrives (the refresh), and RESUME frames can be turned off.
+//! upstream resumes on its own when it lapses. With timed pauses the switch
+//! refreshes a PAUSE halfway through its duration for as long as the XOFF
+//! condition holds (the usual practice: a refresh must land before the pause
+//! lapses, or the upstream resumes into a full headroom), and RESUME frames can
+//! be turned off: the pause then simply lapses after the XON condition.
 
-use super::{Dequeue, Enqueue, FlowControl, Frame, FrameKind, PortFacts, Reaction};
+use super::{Dequeue, Enqueue, FlowControl, Frame, FrameKind, PortFacts, Reaction, TickCtx};
 use super::{XOFF_QUANTA, ix, quanta_to_time};
 use crate::port::CLASSES;
 use crate::switch::mmu::Mmu;
@@ -45,8 +47,10 @@ pub struct Pfc {
     cfg: PfcConfig,
     /// Per (ingress port, class): our PAUSE is in force upstream.
     xoff: Vec<bool>,
-    /// Timed pauses: when the last PAUSE lapses upstream.
-    lapse_at: Vec<SimTime>,
+    /// Timed pauses: when to send the PAUSE again (`SimTime::MAX`: not paused).
+    refresh_at: Vec<SimTime>,
+    /// Earliest `refresh_at`.
+    next_refresh: SimTime,
     /// Per port: how long `pause_quanta` lasts at its rate.
     pause_len: Vec<Delta>,
 }
@@ -64,7 +68,8 @@ impl Pfc {
         Pfc {
             cfg,
             xoff: vec![false; n],
-            lapse_at: vec![SimTime::ZERO; n],
+            refresh_at: vec![SimTime::MAX; n],
+            next_refresh: SimTime::MAX,
             pause_len,
         }
     }
@@ -96,27 +101,60 @@ impl Pfc {
         }
     }
 
-    /// True when a PAUSE for (`inp`, `class`) must go out now (XOFF reached, or a
-    /// timed pause lapsed while still over the threshold); marks it in force.
+    /// True when a PAUSE for (`inp`, `class`) must go out now; marks it in force.
     #[inline]
     pub fn check_xoff(&mut self, mmu: &Mmu, now: SimTime, inp: u16, class: u8) -> bool {
         let i = ix(inp, class);
-        if self.xoff[i] {
-            if self.cfg.pause_quanta.is_none() || now < self.lapse_at[i] {
-                return false;
-            }
-            // The timed pause has lapsed upstream: decide afresh.
-            self.xoff[i] = false;
-        }
-        if mmu.headroom_bytes(inp, class) > 0 || mmu.shared_bytes(inp, class) >= mmu.threshold(inp)
+        if !self.xoff[i]
+            && (mmu.headroom_bytes(inp, class) > 0
+                || mmu.shared_bytes(inp, class) >= mmu.threshold(inp))
         {
             self.xoff[i] = true;
-            if self.cfg.pause_quanta.is_some() {
-                self.lapse_at[i] = now + self.pause_len[inp as usize];
-            }
+            self.pause_sent(now, inp, class);
             return true;
         }
         false
+    }
+
+    /// A PAUSE of this scheme's style left for (`port`, `class`): with timed
+    /// pauses, schedules its refresh halfway through.
+    #[inline]
+    pub fn pause_sent(&mut self, now: SimTime, port: u16, class: u8) {
+        if self.cfg.pause_quanta.is_some() {
+            let at = now + Delta(self.pause_len[port as usize].ps() / 2).max(Delta(1));
+            self.refresh_at[ix(port, class)] = at;
+            self.next_refresh = self.next_refresh.min(at);
+        }
+    }
+
+    /// The next timed-pause refresh, if any.
+    pub fn next_refresh(&self) -> Option<SimTime> {
+        (self.next_refresh != SimTime::MAX).then_some(self.next_refresh)
+    }
+
+    /// Timed pauses due for a refresh: those still in force (our XOFF, or
+    /// `also[i]` for a scheme that pauses for its own reasons) are sent again;
+    /// the others are forgotten and lapse upstream.
+    pub fn refresh(&mut self, now: SimTime, also: Option<&[bool]>, out: &mut Vec<Frame>) {
+        if now < self.next_refresh {
+            return;
+        }
+        let mut next = SimTime::MAX;
+        for i in 0..self.refresh_at.len() {
+            if self.refresh_at[i] <= now {
+                self.refresh_at[i] = SimTime::MAX;
+                if self.xoff[i] || also.is_some_and(|a| a[i]) {
+                    let (port, class) = ((i / CLASSES) as u16, (i % CLASSES) as u8);
+                    self.pause_sent(now, port, class);
+                    out.push(Frame {
+                        kind: FrameKind::Refresh,
+                        ..self.pause_frame(port, class)
+                    });
+                }
+            }
+            next = next.min(self.refresh_at[i]);
+        }
+        self.next_refresh = next;
     }
 
     /// True when the XOFF of (`inp`, `class`) may be lifted now; marks it lifted.
@@ -132,6 +170,12 @@ impl Pfc {
             return true;
         }
         false
+    }
+
+    /// Stops refreshing (`port`, `class`) (its pause was lifted).
+    #[inline]
+    pub fn lifted(&mut self, port: u16, class: u8) {
+        self.refresh_at[ix(port, class)] = SimTime::MAX;
     }
 
     #[inline]
@@ -154,7 +198,10 @@ impl FlowControl for Pfc {
     #[inline]
     fn on_enqueue(&mut self, mmu: &Mmu, ev: &Enqueue) -> Reaction {
         if self.check_xoff(mmu, ev.now, ev.inp, ev.class) {
-            Reaction::frame(self.pause_frame(ev.inp, ev.class))
+            Reaction {
+                frame: Some(self.pause_frame(ev.inp, ev.class)),
+                wake: self.next_refresh(),
+            }
         } else {
             Reaction::default()
         }
@@ -163,10 +210,19 @@ impl FlowControl for Pfc {
     #[inline]
     fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction {
         if self.check_xon(mmu, ev.inp, ev.class) {
+            self.lifted(ev.inp, ev.class);
             self.resume(ev.inp, ev.class)
         } else {
             Reaction::default()
         }
+    }
+
+    fn next_tick(&self) -> Option<SimTime> {
+        self.next_refresh()
+    }
+
+    fn on_tick(&mut self, ctx: TickCtx<'_>, out: &mut Vec<Frame>) {
+        self.refresh(ctx.now, None, out);
     }
 }
 
@@ -264,7 +320,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_timed_pause_is_refreshed_by_the_first_arrival_after_it_lapses() {
+    fn a_timed_pause_is_refreshed_halfway_while_the_xoff_condition_holds() {
         let mut m = mmu(PfcThreshold::Static(10_000));
         let mut p = Pfc::new(
             PfcConfig {
@@ -277,23 +333,26 @@ pub(crate) mod tests {
         for _ in 0..11 {
             m.admit(0, 3, 1, 1000);
         }
+        // 1000 quanta at 40 Gbps = 12.8 us: refreshed at 6.4 us.
         let r = p.on_enqueue(&m, &ev(SimTime::ZERO));
         assert_eq!(r.frame.map(|f| f.quanta), Some(1000));
-        // 1000 quanta at 40 Gbps = 12.8 us: still in force at 12 us, lapsed at 13.
-        assert_eq!(
-            p.on_enqueue(&m, &ev(SimTime::ZERO + Delta::from_us(12))),
-            Reaction::default()
-        );
-        let r = p.on_enqueue(&m, &ev(SimTime::ZERO + Delta::from_us(13)));
-        assert_eq!(r.frame.map(|f| f.kind), Some(FrameKind::Pause));
-        // Draining lifts the XOFF without a RESUME frame.
+        let half = SimTime::ZERO + Delta::from_ps(6_400_000);
+        assert_eq!(r.wake, Some(half));
+        let mut out = Vec::new();
+        p.refresh(SimTime(half.ps() - 1), None, &mut out);
+        assert!(out.is_empty(), "not yet due");
+        p.refresh(half, None, &mut out);
+        assert_eq!(out.len(), 1, "still over the threshold: sent again");
+        assert_eq!(p.next_refresh(), Some(half + Delta::from_ps(6_400_000)));
+        // Draining lifts the XOFF without a RESUME frame; the pause then lapses.
         for _ in 0..6 {
             m.release(0, 3, 1, 1000);
         }
-        assert_eq!(
-            p.on_dequeue(&m, &ev(SimTime::ZERO + Delta::from_us(14))),
-            Reaction::default()
-        );
+        assert_eq!(p.on_dequeue(&m, &ev(half)), Reaction::default());
         assert!(!p.is_xoff(0, 3));
+        out.clear();
+        p.refresh(SimTime::ZERO + Delta::from_us(100), None, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(p.next_refresh(), None);
     }
 }

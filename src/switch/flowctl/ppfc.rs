@@ -196,7 +196,7 @@ impl FlowControl for Ppfc {
         let mut r = self.pfc.on_enqueue(mmu, ev);
         if self.next == SimTime::MAX && self.congested(mmu, ev.out, ev.class) {
             self.activate(mmu, ev.now);
-            r.wake = Some(self.next);
+            r.wake = Some(r.wake.map_or(self.next, |w| w.min(self.next)));
         }
         r
     }
@@ -207,10 +207,14 @@ impl FlowControl for Ppfc {
     }
 
     fn next_tick(&self) -> Option<SimTime> {
-        (self.next != SimTime::MAX).then_some(self.next)
+        let t = self
+            .next
+            .min(self.pfc.next_refresh().unwrap_or(SimTime::MAX));
+        (t != SimTime::MAX).then_some(t)
     }
 
     fn on_tick(&mut self, mut ctx: TickCtx<'_>, out: &mut Vec<Frame>) {
+        self.pfc.refresh(ctx.now, None, out);
         if ctx.now < self.next {
             return;
         }
