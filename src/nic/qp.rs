@@ -89,7 +89,7 @@ impl SendQp {
     #[inline]
     fn cc_window_open(&self) -> bool {
         use crate::cc::CongestionControl;
-        !self.cc.window().is_some_and(|w| self.in_flight() >= w)
+        self.cc.window().is_none_or(|w| self.in_flight() < w)
     }
 }
 

@@ -407,7 +407,7 @@ impl Sim {
             .iter()
             .map(|q| {
                 format!(
-                    "{} port {} class {}",
+                    "switch {} port {} class {}",
                     self.cfg.topo.name(NodeId(q.node)),
                     q.port,
                     q.priority
