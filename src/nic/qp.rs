@@ -71,17 +71,14 @@ impl SendQp {
     /// resend (IRN), or new data within the window (and IRN's BDP cap).
     #[inline]
     pub fn sendable(&self, mtu: u64) -> bool {
-        if self.done {
-            return false;
-        }
-        let window_open = self.cc_window_open();
         match &self.irn {
-            None => self.snd_nxt < self.size && window_open,
+            None => self.has_data() && self.cc_window_open(),
             Some(irn) => {
-                irn.next_lost().is_some()
-                    || (self.snd_nxt < self.size
-                        && window_open
-                        && irn.may_send_new(self.snd_una / mtu, self.snd_nxt / mtu))
+                !self.done
+                    && (irn.next_lost().is_some()
+                        || (self.snd_nxt < self.size
+                            && self.cc_window_open()
+                            && irn.may_send_new(self.snd_una / mtu, self.snd_nxt / mtu)))
             }
         }
     }

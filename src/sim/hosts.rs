@@ -12,6 +12,12 @@ use crate::profile::{CnpMode, IntBytes};
 use crate::scenario::resolve::NicPlan;
 use crate::units::{Delta, Rate, SimTime};
 
+/// IRN's next packet to resend, kept out of the go-back-N path.
+#[inline(never)]
+fn irn_next_lost(irn: &crate::nic::irn::IrnSender) -> Option<u64> {
+    irn.next_lost()
+}
+
 /// The retransmission timeout that applies to `qp` now: IRN's RTO_low while at
 /// most N packets are outstanding, else RTO_high; the configured one otherwise.
 fn rto_of(nic: &NicPlan, qp: &SendQp, mtu: u64) -> Option<Delta> {
@@ -124,8 +130,14 @@ impl Sim {
             }
             nic.rr = (i + 1) % n;
             // IRN resends a lost packet before sending new ones.
-            let lost = qp.irn.as_ref().and_then(|irn| irn.next_lost());
-            let seq = lost.map_or(qp.snd_nxt, |k| k * mtu);
+            let lost = match &qp.irn {
+                None => None,
+                Some(irn) => irn_next_lost(irn),
+            };
+            let seq = match lost {
+                None => qp.snd_nxt,
+                Some(k) => k * mtu,
+            };
             let payload = mtu.min(qp.size - seq) as u32;
             let id = self.pool.alloc_blank(PacketKind::Data);
             let pkt = self.pool.get_mut(id);
@@ -145,9 +157,9 @@ impl Sim {
                 self.stats.retx_bytes += payload as u64;
                 self.stats.retx_packets += 1;
             }
-            match (lost, qp.irn.as_mut()) {
-                (Some(k), Some(irn)) => irn.retransmitted(k),
-                _ => qp.snd_nxt += payload as u64,
+            match lost {
+                None => qp.snd_nxt += payload as u64,
+                Some(k) => qp.irn.as_mut().expect("IRN found it").retransmitted(k),
             }
             self.stats.payload_tx_bytes += payload as u64;
             pkt.set_flag(flag::LAST, end >= qp.size);

@@ -5,7 +5,7 @@
 use super::{Event, Sim, paths};
 use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
 use crate::profile::EcnPoint;
-use crate::switch::flowctl::{Enqueue, FlowControl, Reaction};
+use crate::switch::flowctl::{Enqueue, FlowControl};
 use crate::switch::mmu::Admit;
 use crate::topology::NodeId;
 
@@ -72,7 +72,7 @@ impl Sim {
                 class,
             };
             let r = sw.fc.on_enqueue(&sw.mmu, &ev);
-            if r != Reaction::default() {
+            if !r.is_none() {
                 self.fc_react(si, r, out);
             }
         }
@@ -127,7 +127,7 @@ impl Sim {
         }
         let (pkt, int) = self.pool.get_with_int(id);
         port.bytes -= pkt.wire as u64;
-        let mut reaction = Reaction::default();
+        let mut frame = None;
         if class != 0 {
             sw.mmu.release(pkt.ingress, class, p, pkt.wire as u64);
             let ev = Enqueue {
@@ -136,7 +136,7 @@ impl Sim {
                 out: p,
                 class,
             };
-            reaction = sw.fc.on_dequeue(&sw.mmu, &ev);
+            frame = sw.fc.on_dequeue(&sw.mmu, &ev);
         }
         let is_data = pkt.kind == PacketKind::Data;
         if is_data {
@@ -188,8 +188,8 @@ impl Sim {
                 .pack(),
             );
         }
-        if reaction != Reaction::default() {
-            self.fc_react(si, reaction, p);
+        if let Some(f) = frame {
+            self.send_pfc(si, f, p);
         }
     }
 }

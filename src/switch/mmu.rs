@@ -169,6 +169,26 @@ impl Mmu {
         }
     }
 
+    /// The XOFF condition of (`inp`, `class`): it holds headroom, or its shared
+    /// use has reached the threshold (DCQCN §4).
+    #[inline]
+    pub fn over_threshold(&self, inp: u16, class: u8) -> bool {
+        let i = ix(inp, class);
+        self.hdrm[i] > 0 || self.shared_of(i) >= self.threshold(inp)
+    }
+
+    /// The XON condition of (`inp`, `class`): its headroom is empty and its shared
+    /// use is `offset` below the threshold (or zero).
+    #[inline]
+    pub fn below_resume(&self, inp: u16, class: u8, offset: u64) -> bool {
+        let i = ix(inp, class);
+        if self.hdrm[i] > 0 {
+            return false;
+        }
+        let shared = self.shared_of(i);
+        shared == 0 || shared + offset <= self.threshold(inp)
+    }
+
     /// Decides whether a packet of `size` bytes arriving on (`inp`, `class`) for
     /// egress `out` is admitted, and charges it if so.
     #[inline]

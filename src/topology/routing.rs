@@ -31,6 +31,8 @@ pub struct Routes {
     dist: Vec<u16>,
     /// Static routes: (switch index, destination host) -> pool offset of its port.
     overrides: HashMap<(u32, u32), u32>,
+    /// `!overrides.is_empty()`, kept beside the tables the hot path reads.
+    has_overrides: bool,
 }
 
 impl Routes {
@@ -118,6 +120,7 @@ impl Routes {
             pool,
             dist: dist_all,
             overrides: HashMap::new(),
+            has_overrides: false,
         })
     }
 
@@ -127,18 +130,19 @@ impl Routes {
         let off = self.pool.len() as u32;
         self.pool.push(port);
         self.overrides.insert((switch_idx, dst.0), off);
+        self.has_overrides = true;
     }
 
     /// Whether any static route is set.
     pub fn has_overrides(&self) -> bool {
-        !self.overrides.is_empty()
+        self.has_overrides
     }
 
     /// Equal-cost next-hop ports at switch number `switch_idx` toward host `dst`.
     /// Empty when `dst` is unreachable from this switch.
     #[inline]
     pub fn next_hops(&self, switch_idx: u32, dst: NodeId) -> &[u16] {
-        if !self.overrides.is_empty()
+        if self.has_overrides
             && let Some(&off) = self.overrides.get(&(switch_idx, dst.0))
         {
             return &self.pool[off as usize..off as usize + 1];

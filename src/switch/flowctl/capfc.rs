@@ -87,7 +87,7 @@ impl FlowControl for Capfc {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction {
+    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame> {
         let before = self.paused(ev.inp, ev.class);
         self.pfc.check_xon(mmu, ev.inp, ev.class);
         let i = ix(ev.inp, ev.class);
@@ -101,20 +101,15 @@ impl FlowControl for Capfc {
         if before && !self.paused(ev.inp, ev.class) {
             self.pfc.lifted(ev.inp, ev.class);
         }
-        if before && !self.paused(ev.inp, ev.class) && self.pfc.config().send_resume {
-            Reaction {
-                frame: Some(Frame {
-                    port: ev.inp,
-                    class: ev.class,
-                    quanta: 0,
-                    kind: FrameKind::Resume,
-                    cause: None,
-                }),
-                wake: None,
-            }
-        } else {
-            Reaction::default()
-        }
+        (before && !self.paused(ev.inp, ev.class) && self.pfc.config().send_resume).then_some(
+            Frame {
+                port: ev.inp,
+                class: ev.class,
+                quanta: 0,
+                kind: FrameKind::Resume,
+                cause: None,
+            },
+        )
     }
 
     fn next_tick(&self) -> Option<SimTime> {
@@ -172,7 +167,7 @@ mod tests {
         // Draining egress 3 below WARN lifts port 1's pause on its next departure.
         m.release(1, 3, 3, 1000);
         m.release(0, 3, 3, 1000);
-        let f = c.on_dequeue(&m, &ev(1, 3)).frame.expect("resume");
+        let f = c.on_dequeue(&m, &ev(1, 3)).expect("resume");
         assert_eq!((f.port, f.kind), (1, FrameKind::Resume));
     }
 }

@@ -101,11 +101,10 @@ pub struct Reaction {
 }
 
 impl Reaction {
-    fn frame(f: Frame) -> Reaction {
-        Reaction {
-            frame: Some(f),
-            wake: None,
-        }
+    /// Nothing to do (the common case).
+    #[inline]
+    pub fn is_none(&self) -> bool {
+        self.frame.is_none() && self.wake.is_none()
     }
 }
 
@@ -123,7 +122,8 @@ pub struct TickCtx<'a> {
 /// to no-ops.
 pub trait FlowControl {
     fn on_enqueue(&mut self, mmu: &Mmu, ev: &Enqueue) -> Reaction;
-    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction;
+    /// A packet left: the frame to send, if any (a departure never arms a timer).
+    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame>;
     /// When the scheme next wants `on_tick`, if ever.
     fn next_tick(&self) -> Option<SimTime> {
         None
@@ -209,9 +209,9 @@ impl FlowControl for SwitchFc {
         }
     }
     #[inline]
-    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction {
+    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame> {
         match self {
-            SwitchFc::Off => Reaction::default(),
+            SwitchFc::Off => None,
             SwitchFc::Pfc(p) => p.on_dequeue(mmu, ev),
             SwitchFc::Ppfc(p) => p.on_dequeue(mmu, ev),
             SwitchFc::Capfc(c) => c.on_dequeue(mmu, ev),

@@ -105,10 +105,7 @@ impl Pfc {
     #[inline]
     pub fn check_xoff(&mut self, mmu: &Mmu, now: SimTime, inp: u16, class: u8) -> bool {
         let i = ix(inp, class);
-        if !self.xoff[i]
-            && (mmu.headroom_bytes(inp, class) > 0
-                || mmu.shared_bytes(inp, class) >= mmu.threshold(inp))
-        {
+        if !self.xoff[i] && mmu.over_threshold(inp, class) {
             self.xoff[i] = true;
             self.pause_sent(now, inp, class);
             return true;
@@ -161,11 +158,7 @@ impl Pfc {
     #[inline]
     pub fn check_xon(&mut self, mmu: &Mmu, inp: u16, class: u8) -> bool {
         let i = ix(inp, class);
-        if !self.xoff[i] || mmu.headroom_bytes(inp, class) > 0 {
-            return false;
-        }
-        let shared = mmu.shared_bytes(inp, class);
-        if shared == 0 || shared + self.cfg.resume_offset <= mmu.threshold(inp) {
+        if self.xoff[i] && mmu.below_resume(inp, class, self.cfg.resume_offset) {
             self.xoff[i] = false;
             return true;
         }
@@ -179,18 +172,14 @@ impl Pfc {
     }
 
     #[inline]
-    fn resume(&self, port: u16, class: u8) -> Reaction {
-        if self.cfg.send_resume {
-            Reaction::frame(Frame {
-                port,
-                class,
-                quanta: 0,
-                kind: FrameKind::Resume,
-                cause: None,
-            })
-        } else {
-            Reaction::default()
-        }
+    fn resume(&self, port: u16, class: u8) -> Option<Frame> {
+        self.cfg.send_resume.then_some(Frame {
+            port,
+            class,
+            quanta: 0,
+            kind: FrameKind::Resume,
+            cause: None,
+        })
     }
 }
 
@@ -208,12 +197,12 @@ impl FlowControl for Pfc {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction {
+    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame> {
         if self.check_xon(mmu, ev.inp, ev.class) {
             self.lifted(ev.inp, ev.class);
             self.resume(ev.inp, ev.class)
         } else {
-            Reaction::default()
+            None
         }
     }
 
@@ -313,7 +302,7 @@ pub(crate) mod tests {
         m.release(0, 3, 1, 1000);
         let r = p.on_dequeue(&m, &ev(SimTime::ZERO));
         assert_eq!(
-            r.frame.map(|f| f.kind),
+            r.map(|f| f.kind),
             Some(FrameKind::Resume),
             "8 KB + 2 KB <= 10 KB"
         );
@@ -348,7 +337,7 @@ pub(crate) mod tests {
         for _ in 0..6 {
             m.release(0, 3, 1, 1000);
         }
-        assert_eq!(p.on_dequeue(&m, &ev(half)), Reaction::default());
+        assert_eq!(p.on_dequeue(&m, &ev(half)), None);
         assert!(!p.is_xoff(0, 3));
         out.clear();
         p.refresh(SimTime::ZERO + Delta::from_us(100), None, &mut out);

@@ -202,7 +202,7 @@ impl FlowControl for Ppfc {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Reaction {
+    fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame> {
         self.pfc.on_dequeue(mmu, ev)
     }
 
