@@ -5,6 +5,7 @@ pub mod gen_flows;
 mod model;
 mod reproduce;
 mod run;
+mod thresholds;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ pub enum Command {
     Model(model::ModelArgs),
     /// Re-run a paper's figure or table and compare with the paper (--list for ids).
     Reproduce(reproduce::ReproduceArgs),
+    /// Print DCQCN §4's buffer thresholds (t_flight, t_PFC, t_ECN) for a switch.
+    Thresholds(thresholds::ThresholdsArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Command::GenFlows(a) => gen_flows::gen_flows(&a),
         Command::Model(a) => model::model(&a),
         Command::Reproduce(a) => reproduce::reproduce(&a),
+        Command::Thresholds(a) => thresholds::thresholds(&a),
     };
     match res {
         Ok(()) => 0,

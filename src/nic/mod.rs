@@ -1,5 +1,6 @@
 //! RDMA NIC: one port, reliable-connection queue pairs, pacing, windows, ACK/NACK
-//! and CNP generation, go-back-N and a retransmission timeout.
+//! and CNP generation, loss recovery (go-back-N, go-back-0 or IRN, [`irn`]) and
+//! retransmission timeouts.
 //!
 //! Transmit selection (per packet): the control queue (ACK/NACK/CNP) first, unless
 //! its class is paused; then round robin over the queue pairs that are eligible:
@@ -7,6 +8,7 @@
 //! is eligible the NIC sleeps until the earliest pacing time. The behaviour itself
 //! is in `sim::hosts`.
 
+pub mod irn;
 pub mod qp;
 pub mod rx;
 

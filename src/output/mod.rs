@@ -11,7 +11,7 @@ mod atomic;
 mod summary;
 
 pub use atomic::AtomicFile;
-pub use summary::{Summary, SummaryInput, percentile};
+pub use summary::{PfcHeadline, Summary, SummaryInput, percentile};
 
 use crate::error::Error;
 use crate::units::{Delta, SimTime};
@@ -47,6 +47,8 @@ impl FctRecord {
 pub enum PfcKind {
     Pause,
     Resume,
+    /// A timed pause lapsed (no RESUME frame).
+    Expire,
 }
 
 /// One queue-length sample.
@@ -108,6 +110,8 @@ pub struct Recorder {
     samples: Vec<QueueSample>,
     rates: Vec<RateSample>,
     io_error: Option<Error>,
+    /// Whole files produced at the end of the run (name, content).
+    extra: Vec<(&'static str, Vec<u8>)>,
 }
 
 impl Recorder {
@@ -123,6 +127,7 @@ impl Recorder {
             samples: Vec::new(),
             rates: Vec::new(),
             io_error: None,
+            extra: Vec::new(),
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
@@ -175,6 +180,7 @@ impl Recorder {
             let ev = match kind {
                 PfcKind::Pause => "pause",
                 PfcKind::Resume => "resume",
+                PfcKind::Expire => "expire",
             };
             let res = writeln!(f, "{},{node},{port},{class},{ev}", fmt_ns(now.ps()))
                 .map_err(|e| f.err(e));
@@ -202,6 +208,12 @@ impl Recorder {
         self.rates.push(s);
     }
 
+    /// A whole file to write with the others when the run ends (atomically, and
+    /// only if it succeeds).
+    pub fn add_file(&mut self, name: &'static str, content: Vec<u8>) {
+        self.extra.push((name, content));
+    }
+
     /// Writes summary.json and moves every file into place.
     pub fn finish(mut self, input: SummaryInput) -> Result<RunOutputs, Error> {
         if let Some(e) = self.io_error.take() {
@@ -212,6 +224,15 @@ impl Recorder {
             let mut s = AtomicFile::create(dir, "summary.json")?;
             let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
             writeln!(s, "{json}").map_err(|e| s.err(e))?;
+            let mut extra = Vec::new();
+            for (name, content) in std::mem::take(&mut self.extra) {
+                let mut f = AtomicFile::create(dir, name)?;
+                f.write_all(&content).map_err(|e| f.err(e))?;
+                extra.push(f);
+            }
+            for f in extra {
+                f.commit()?;
+            }
             for f in [
                 self.fct_file.take(),
                 self.pfc_file.take(),

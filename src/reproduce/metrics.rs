@@ -103,6 +103,7 @@ mod tests {
             rate: crate::units::Rate(0),
             window: None,
             delivered: d,
+            congestion: Default::default(),
         };
         let t = throughput(&[s(0, 0), s(10, 125_000), s(20, 250_000)]);
         // 1e6 bits / 1e-5 s is not exact in binary floating point: compare closely.

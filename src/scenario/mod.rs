@@ -4,6 +4,7 @@
 //! [`resolve`] validates them into a [`RunConfig`] with runtime types and every
 //! default filled in. docs/scenario.md is the reference for every key.
 
+pub mod flowctl;
 pub mod generators;
 pub mod load;
 pub mod resolve;
@@ -43,6 +44,9 @@ pub struct ScenarioFile {
     pub workload: WorkloadSection,
     #[serde(default)]
     pub output: OutputSection,
+    /// PFC diagnostics: storms, deadlocks, victims (see [`flowctl`]).
+    #[serde(default)]
+    pub diagnostics: flowctl::DiagnosticsSection,
 }
 
 fn default_seed() -> u64 {
@@ -179,6 +183,11 @@ pub struct SwitchSection {
     pub int: Option<bool>,
     /// Without PFC: an egress queue may hold `egress_alpha x` the free buffer.
     pub egress_alpha: Option<f64>,
+    /// Cap on the shared pool (default: what headroom and reserves leave).
+    pub shared_buffer: Option<Bytes>,
+    /// Static routes replacing the computed ones (`[[switch.routes]]`).
+    #[serde(default)]
+    pub routes: Vec<flowctl::RouteEntry>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -198,6 +207,22 @@ pub struct PfcSection {
     pub reserve: Option<Bytes>,
     /// XON when this far below the threshold. Default 2 MTU-sized frames (DCQCN §4).
     pub resume_offset: Option<Bytes>,
+    /// DCQCN §4's beta: dynamic t_PFC = beta (B - 8 n t_flight - s) / 8, i.e.
+    /// alpha = beta / classes. Exclusive with `alpha`.
+    pub beta: Option<f64>,
+    /// Lossless classes in DCQCN §4's rules (the "8"). Default 8.
+    pub classes: Option<u32>,
+    /// Timed pauses: every PAUSE lasts this many quanta (512 bit times). Omitted:
+    /// X-OFF/X-ON (a pause lasts until RESUME).
+    pub pause_quanta: Option<u32>,
+    /// Send RESUME frames. Default true; false needs `pause_quanta`.
+    pub resume: Option<bool>,
+    /// "standard", "ppfc" (P-PFC) or "capfc" (CaPFC). Default "standard".
+    pub scheme: Option<flowctl::SchemeKind>,
+    #[serde(default)]
+    pub ppfc: flowctl::PpfcSection,
+    #[serde(default)]
+    pub capfc: flowctl::CapfcSection,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +230,8 @@ pub struct PfcSection {
 pub enum ThresholdKind {
     Dynamic,
     Static,
+    /// DCQCN §4's largest static t_PFC for this switch: (B - 8 n t_flight) / (8 n).
+    DcqcnStatic,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -250,6 +277,11 @@ pub struct NicSection {
     /// Retransmission timeout (go back to the first unacknowledged byte);
     /// "0s" disables it. Default 1 ms.
     pub rto: Option<Delta>,
+    /// "go-back-n" (default), "go-back-0" or "irn".
+    pub loss_recovery: Option<flowctl::LossRecoveryKind>,
+    /// IRN parameters (with loss_recovery = "irn").
+    #[serde(default)]
+    pub irn: flowctl::IrnSection,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

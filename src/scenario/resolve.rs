@@ -25,6 +25,23 @@ pub struct PfcPlan {
     pub reserve: u64,
     pub resume_offset: u64,
     pub egress_alpha: f64,
+    /// Cap on the shared pool (`switch.shared_buffer`).
+    pub shared_buffer: Option<u64>,
+    /// Lossless classes in DCQCN §4's rules.
+    pub classes: u32,
+    /// `threshold = "dcqcn-static"`: the static threshold of each switch (by
+    /// switch index); empty otherwise.
+    pub dcqcn_static: Vec<u64>,
+}
+
+impl PfcPlan {
+    /// Headroom of a port: as configured, or 2 x (rate x delay) in flight both
+    /// ways + 3 full frames (the one being sent when XOFF leaves, the PAUSE
+    /// itself, the one the upstream has started).
+    pub fn headroom_for(&self, port: &crate::topology::PortInfo, mtu_wire: u64) -> u64 {
+        self.headroom
+            .unwrap_or_else(|| 2 * port.rate.bytes_in(port.delay) + 3 * mtu_wire)
+    }
 }
 
 /// ECN marking plan: RED parameters as a function of port rate.
@@ -62,6 +79,7 @@ pub struct NicPlan {
     pub ack_in_control_class: bool,
     pub nack_interval: Delta,
     pub rto: Option<Delta>,
+    pub loss_recovery: crate::nic::irn::LossRecovery,
 }
 
 #[derive(Clone, Debug)]
@@ -81,6 +99,9 @@ pub struct RunConfig {
     pub topo: Topology,
     pub model: ModelConfig,
     pub pfc: PfcPlan,
+    /// When switches send PAUSE/RESUME (scheme, pause style).
+    pub flowctl: crate::switch::flowctl::FlowControlConfig,
+    pub diag: crate::sim::pfc_diag::DiagConfig,
     pub ecn: EcnPlan,
     pub int_on: bool,
     pub nic: NicPlan,
@@ -115,7 +136,8 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let cx = Ctx {
         source: &loaded.source,
     };
-    let topo = super::topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
+    let mut topo = super::topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
+    super::flowctl::apply_routes(&mut topo, &f.switch.routes, &cx)?;
     let cc = f.cc.resolve().map_err(|(field, msg)| cx.err(field, msg))?;
     let model = resolve_model(f, &cx)?;
     let int_on = f.switch.int.unwrap_or_else(|| cc.needs_int());
@@ -123,7 +145,10 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let lossless = f.switch.pfc.enabled.unwrap_or(true);
     let nic = resolve_nic(&f.nic, lossless, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
-    let pfc = resolve_pfc(&f.switch, mtu_wire, &cx)?;
+    let mut pfc = resolve_pfc(&f.switch, mtu_wire, &cx)?;
+    super::flowctl::resolve_dcqcn_rules(&f.switch, &mut pfc, &topo, mtu_wire, &cx)?;
+    let flowctl = super::flowctl::resolve_flowctl(&f.switch, lossless, pfc.resume_offset, &cx)?;
+    let diag = super::flowctl::resolve_diag(&f.diagnostics, &cx)?;
     let ecn = resolve_ecn(&f.switch.ecn, &cc, &cx)?;
     let mut flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, &cx)?;
     // Generated flows join the explicit ones, sorted by start time (stable).
@@ -154,6 +179,8 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         topo,
         model,
         pfc,
+        flowctl,
+        diag,
         ecn,
         int_on,
         nic,
@@ -275,6 +302,7 @@ fn resolve_nic(n: &NicSection, lossless: bool, cx: &Ctx) -> Result<NicPlan, Inpu
         ack_in_control_class: n.ack_class.unwrap_or(AckClass::Control) == AckClass::Control,
         nack_interval: n.nack_interval.unwrap_or(Delta::from_us(500)),
         rto: (!rto.is_zero()).then_some(rto),
+        loss_recovery: super::flowctl::resolve_loss_recovery(n, cx)?,
     })
 }
 
@@ -296,6 +324,8 @@ fn resolve_pfc(s: &SwitchSection, mtu_wire: u64, cx: &Ctx) -> Result<PfcPlan, In
     }
     let threshold = match p.threshold.unwrap_or(ThresholdKind::Dynamic) {
         ThresholdKind::Dynamic => PfcThreshold::Dynamic,
+        // Set per switch from DCQCN §4 once the topology is known.
+        ThresholdKind::DcqcnStatic => PfcThreshold::Dynamic,
         ThresholdKind::Static => match p.static_threshold {
             Some(b) if b.0 > 0 => PfcThreshold::Static(b.0),
             _ => {
@@ -322,6 +352,9 @@ fn resolve_pfc(s: &SwitchSection, mtu_wire: u64, cx: &Ctx) -> Result<PfcPlan, In
         reserve: p.reserve.map(|b| b.0).unwrap_or(0),
         resume_offset: p.resume_offset.map(|b| b.0).unwrap_or(2 * mtu_wire),
         egress_alpha,
+        shared_buffer: s.shared_buffer.map(|b| b.0),
+        classes: 8,
+        dcqcn_static: Vec::new(),
     })
 }
 

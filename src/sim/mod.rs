@@ -7,6 +7,8 @@
 
 mod hosts;
 pub mod paths;
+mod pfc;
+pub mod pfc_diag;
 mod switching;
 
 use crate::cc::{Cc, FlowCtx, ReceiverKind};
@@ -19,7 +21,8 @@ use crate::packet::PacketPool;
 use crate::port::Egress;
 use crate::profile::IdealFct;
 use crate::scenario::RunConfig;
-use crate::switch::mmu::{Mmu, MmuConfig};
+use crate::switch::flowctl::{PortFacts, SwitchFc};
+use crate::switch::mmu::{Mmu, MmuConfig, PfcThreshold};
 use crate::switch::{Switch, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
@@ -42,6 +45,10 @@ pub enum Event {
     Sample,
     /// Sample per-flow sending rates (in-memory trace).
     RateSample,
+    /// A timed pause of an egress port may have lapsed.
+    PauseExpiry { egress: u32 },
+    /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
+    SwitchTimer { switch: u32 },
 }
 
 const TAG_SHIFT: u32 = 29;
@@ -63,6 +70,8 @@ impl Event {
             Event::QpTimer { flow } => (3, flow),
             Event::Sample => (4, 0),
             Event::RateSample => (5, 0),
+            Event::PauseExpiry { egress } => (6, egress),
+            Event::SwitchTimer { switch } => (7, switch),
         };
         assert!(
             idx <= MAX_EVENT_INDEX,
@@ -82,7 +91,9 @@ impl Packed {
             2 => Event::FlowArrival,
             3 => Event::QpTimer { flow: idx },
             4 => Event::Sample,
-            _ => Event::RateSample,
+            5 => Event::RateSample,
+            6 => Event::PauseExpiry { egress: idx },
+            _ => Event::SwitchTimer { switch: idx },
         }
     }
 }
@@ -123,6 +134,10 @@ pub struct Stats {
     pub drops_no_route: u64,
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
+    /// P-PFC pauses (counted in `pfc_pause_frames` too).
+    pub ppfc_pause_frames: u64,
+    /// Data packets sent again (any loss recovery).
+    pub retx_packets: u64,
     pub cnps_sent: u64,
     pub nacks_sent: u64,
     pub timeouts: u64,
@@ -163,6 +178,14 @@ pub struct Sim {
     sampled_ports: Vec<(u32, u16)>,
     trace_rates: Option<Delta>,
     last_progress: SimTime,
+    /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
+    diag: pfc_diag::PfcDiag,
+    /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
+    xoff_forever: bool,
+    /// Scratch for flow-control ticks and deadlock searches.
+    fc_frames: Vec<crate::switch::flowctl::Frame>,
+    visit: Vec<u32>,
+    visit_epoch: u32,
 }
 
 /// How long no flow may make progress, while flows are active, before the run is
@@ -200,31 +223,37 @@ impl Sim {
                     .collect();
                 let headroom = infos
                     .iter()
-                    .map(|p| {
-                        cfg.pfc.headroom.unwrap_or_else(|| {
-                            // 2 x (rate x delay) in flight both ways + 3 frames (the one
-                            // being sent when XOFF leaves, the PAUSE itself, the one the
-                            // upstream has started).
-                            2 * p.rate.bytes_in(p.delay) + 3 * mtu_wire as u64
-                        })
-                    })
+                    .map(|p| cfg.pfc.headroom_for(p, mtu_wire as u64))
                     .collect();
+                let threshold = match cfg.pfc.dcqcn_static.get(i) {
+                    Some(&t) => PfcThreshold::Static(t),
+                    None => cfg.pfc.threshold,
+                };
                 let mmu = Mmu::new(MmuConfig {
                     buffer: cfg.pfc.buffer,
                     lossless: cfg.pfc.enabled,
-                    threshold: cfg.pfc.threshold,
+                    threshold,
                     alpha: vec![cfg.pfc.alpha; infos.len()],
                     headroom,
                     reserve: cfg.pfc.reserve,
                     reserve_once_per_port: false,
-                    resume_offset: cfg.pfc.resume_offset,
                     egress_alpha: cfg.pfc.egress_alpha,
+                    shared_cap: cfg.pfc.shared_buffer,
                 });
+                let facts: Vec<PortFacts> = infos
+                    .iter()
+                    .map(|p| PortFacts {
+                        rate: p.rate,
+                        red: cfg.ecn.red_for(p.rate),
+                    })
+                    .collect();
                 Switch {
                     node,
                     idx: i as u32,
                     ports,
                     mmu,
+                    fc: SwitchFc::new(&cfg.flowctl, &facts),
+                    timer_at: SimTime::MAX,
                     ecmp_seed: paths::ecmp_seed(seed, node),
                     rng: ChaCha8Rng::seed_from_u64(paths::mix64(
                         seed ^ 0xec0 ^ (node.0 as u64) << 20,
@@ -267,7 +296,7 @@ impl Sim {
 
         // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
         let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
-        let flows = cfg
+        let flows: Vec<Flow> = cfg
             .flows
             .iter()
             .map(|spec| {
@@ -310,6 +339,17 @@ impl Sim {
                 crate::topology::NodeKind::Switch => Slot::Switch(topo.kind_index[i]),
             })
             .collect();
+        let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
+        let mut diag = pfc_diag::PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
+        if cfg.diag.victims && cfg.flowctl.enabled {
+            for (fid, f) in flows.iter().enumerate() {
+                for (si, inp, out) in pfc::trace_ports(&cfg, seed, &f.spec, f.sport) {
+                    let gid = switches[si as usize].ports[inp as usize].eg.gid;
+                    diag.by_ingress[gid as usize].push((fid as u32, out));
+                }
+            }
+        }
+        let n_egress = egress_owner.len();
         Sim {
             q: EventQueue::new(),
             slots,
@@ -328,6 +368,11 @@ impl Sim {
             sampled_ports,
             trace_rates: opts.trace_rates,
             last_progress: SimTime::ZERO,
+            diag,
+            xoff_forever,
+            fc_frames: Vec::new(),
+            visit: vec![0; n_egress],
+            visit_epoch: 0,
             cfg,
         }
     }
@@ -381,6 +426,13 @@ impl Sim {
                 }
                 Event::Sample => self.sample(),
                 Event::RateSample => self.rate_sample(),
+                Event::PauseExpiry { egress } => self.pause_expiry(egress),
+                Event::SwitchTimer { switch } => {
+                    self.switch_timer(switch as usize);
+                    if self.diag.deadlock.is_some() {
+                        break;
+                    }
+                }
             }
             if self.flows_done == total && self.next_flow == total {
                 break;
@@ -391,6 +443,9 @@ impl Sim {
         }
         let end = self.q.now();
         progress(end, self.flows_done, total);
+        if self.diag.deadlock.is_some() {
+            return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
+        }
         if let Some(t) = stalled {
             return Err(Error::Sim(format!(
                 "{}: no flow made progress for {STALL_LIMIT} (at {t}); {} of {total} flows unfinished \
@@ -402,7 +457,8 @@ impl Sim {
         self.finish(end, wall.elapsed().as_secs_f64())
     }
 
-    fn finish(self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
+    fn finish(mut self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
+        self.close_pfc_diagnostics(end);
         let paused: Delta = self
             .switches
             .iter()
@@ -433,7 +489,11 @@ impl Sim {
             base_rtt: self.base_rtt,
             peak_packets: self.pool.peak(),
             peak_events: self.q.peak_len(),
+            pfc: self.pfc_headline(),
         };
+        for (name, bytes) in self.pfc_files(end) {
+            self.rec.add_file(name, bytes);
+        }
         self.rec.finish(summary)
     }
 
