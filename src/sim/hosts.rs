@@ -226,6 +226,7 @@ impl Sim {
             pkt.has(flag::ECN_CE),
             pkt.n_hops as u32,
         );
+        self.rec.packet_delivered(fid, pkt.sent_at, now);
         let f = &mut self.flows[fid];
         let rx = &mut f.recv;
         let mut send_ack = false;

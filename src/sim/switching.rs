@@ -68,6 +68,7 @@ impl Sim {
         let port = &mut sw.ports[out as usize];
         port.queues[class as usize].push(&mut self.pool, id);
         port.nonempty |= 1 << class;
+        self.rec.queue_change(port.eg.gid, now, port.bytes);
         port.bytes += wire;
         port.rx_bytes += wire;
         port.peak_bytes = port.peak_bytes.max(port.bytes);
@@ -124,6 +125,7 @@ impl Sim {
             port.rr = class;
         }
         let (pkt, int) = self.pool.get_with_int(id);
+        self.rec.queue_change(port.eg.gid, now, port.bytes);
         port.bytes -= pkt.wire as u64;
         let mut resume = None;
         if class != 0 {
@@ -200,6 +202,7 @@ impl Sim {
         let port = &mut sw.ports[p as usize];
         port.queues[0].push(&mut self.pool, id);
         port.nonempty |= 1;
+        self.rec.queue_change(port.eg.gid, self.q.now(), port.bytes);
         port.bytes += wire;
         if pause {
             self.stats.pfc_pause_frames += 1;
