@@ -76,7 +76,7 @@ pub fn labels(dirs: &[PathBuf], flags: &[String]) -> Result<Vec<String>, InputEr
 pub fn relative(v: Option<f64>, base: Option<f64>) -> String {
     match (v, base) {
         (Some(v), Some(b)) if b != 0.0 => format!("{:+.1}%", (v - b) / b.abs() * 100.0),
-        (Some(v), Some(_)) if v == 0.0 => "=".into(),
+        (Some(0.0), Some(_)) => "=".into(),
         (Some(_), Some(_)) => "n/a (base 0)".into(),
         _ => "—".into(),
     }

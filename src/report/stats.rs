@@ -183,7 +183,9 @@ impl Paused {
 /// Pairs pauses with resumes per (node, port, priority), in that order. A pause
 /// while paused continues the pause; a resume while running is ignored.
 pub fn paused_intervals(rows: &[PfcRow], end_ns: f64) -> Vec<Paused> {
-    let mut m: BTreeMap<(u32, u16, u8), (Option<f64>, Vec<(f64, f64)>)> = BTreeMap::new();
+    // Per port-class: the start of the pause in force, and the closed intervals.
+    type State = (Option<f64>, Vec<(f64, f64)>);
+    let mut m: BTreeMap<(u32, u16, u8), State> = BTreeMap::new();
     for r in rows {
         let e = m.entry((r.node, r.port, r.priority)).or_default();
         match (r.pause, e.0) {
@@ -296,7 +298,7 @@ mod tests {
 
     #[test]
     fn slowdowns_below_one_count_as_one() {
-        let rows = vec![flow(0, 10, 0.5), flow(1, 10, 0.8)];
+        let rows = [flow(0, 10, 0.5), flow(1, 10, 0.8)];
         assert_eq!(
             slowdown_stats(&rows.iter().collect::<Vec<_>>()),
             (1.0, 1.0, 1.0)

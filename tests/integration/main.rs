@@ -7,6 +7,8 @@ mod determinism;
 mod generated_topologies;
 mod hpcc_incast;
 mod ns3_files;
+mod recorders;
+mod reports;
 mod single_flow;
 mod topology_workload_scenarios;
 mod workloads;
