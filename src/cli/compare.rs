@@ -27,13 +27,13 @@ pub fn compare(args: &CompareArgs) -> Result<(), Error> {
     let opts = args.fct.options()?;
     let w = crate::report::compare::compare(&args.run_dirs, &args.labels, &args.out, &opts)?;
     if !args.quiet {
-        print!("{}", w.text);
-        println!(
-            "wrote {} and {} figure files in {}",
+        super::print_out(&format!(
+            "{}wrote {} and {} figure files in {}\n",
+            w.text,
             w.html.display(),
             w.figures.len(),
             args.out.join("figures").display()
-        );
+        ));
     }
     Ok(())
 }

@@ -61,6 +61,16 @@ pub struct RunArgs {
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write OUT/report.html and figures, and print FCT slowdown by flow size
+    /// (as `rocesim report OUT`).
+    #[arg(long)]
+    pub report: bool,
+}
+
+/// Prints to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Parses arguments, runs the command, and returns the process exit code.

@@ -110,6 +110,12 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if !args.quiet {
         print_table(&name, &out, &outputs);
     }
+    if args.report {
+        let w = crate::report::report(&out, &crate::report::ReportOptions::default())?;
+        if !args.quiet {
+            super::print_out(&format!("{}report: {}\n", w.text, w.html.display()));
+        }
+    }
     Ok(())
 }
 

@@ -161,13 +161,31 @@ pub fn queue_cdf(runs: &[&RunData]) -> Fig {
         return fig.without("no queue_hist.csv (set output.queue_histogram = true)");
     }
     let x = AxisSpec::log("queue length (KB)");
-    let y = AxisSpec::linear("fraction of port-time ≤ x").with_range(0.0, 1.0);
+    let (lo, note) = cdf_floor(&series);
+    let y = AxisSpec::linear("fraction of port-time ≤ x").with_range(lo, 1.0);
     let legend = if runs.len() > 1 {
         Legend::LowerRight
     } else {
         Legend::None
     };
-    fig.with(line("Queue length CDF", x, y, series, legend))
+    let mut f = fig.with(line("Queue length CDF", x, y, series, legend));
+    f.caption += &note;
+    f
+}
+
+/// Where a CDF's y axis starts: at the largest tenth below every curve's
+/// start, so that mostly-empty queues leave the tail readable; and a caption note.
+fn cdf_floor(series: &[Series]) -> (f64, String) {
+    let start = series
+        .iter()
+        .filter_map(|s| s.points.first().map(|p| p.1))
+        .fold(1.0, f64::min);
+    let lo = ((start * 10.0 - 1e-9).floor() / 10.0).clamp(0.0, 0.9);
+    if lo > 0.0 {
+        (lo, format!(" The y axis starts at {lo:.1}."))
+    } else {
+        (0.0, String::new())
+    }
 }
 
 /// CDF of data packets' one-way delay (HPCC Fig. 9e, 11b/d show its percentiles).
@@ -194,13 +212,16 @@ pub fn latency_cdf(runs: &[&RunData]) -> Fig {
         );
     }
     let x = AxisSpec::log("one-way delay (µs)");
-    let y = AxisSpec::linear("fraction of packets ≤ x").with_range(0.0, 1.0);
+    let (lo, note) = cdf_floor(&series);
+    let y = AxisSpec::linear("fraction of packets ≤ x").with_range(lo, 1.0);
     let legend = if runs.len() > 1 {
         Legend::LowerRight
     } else {
         Legend::None
     };
-    fig.with(line("Packet latency CDF", x, y, series, legend))
+    let mut f = fig.with(line("Packet latency CDF", x, y, series, legend));
+    f.caption += &note;
+    f
 }
 
 /// Paused port-classes of one run on a timeline (at most 40 rows, the most paused).

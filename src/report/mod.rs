@@ -207,7 +207,8 @@ pub fn headlines(run: &RunData) -> Vec<Headline> {
 
 pub fn fmt_value(v: Option<f64>, decimals: usize) -> String {
     match v {
-        Some(x) => format!("{x:.decimals$}"),
+        // `+ 0.0` turns -0 (an empty float sum) into 0.
+        Some(x) => format!("{:.decimals$}", x + 0.0),
         None => "—".into(),
     }
 }
