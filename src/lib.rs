@@ -20,6 +20,7 @@ pub mod plot;
 pub mod port;
 pub mod profile;
 pub mod report;
+pub mod reproduce;
 pub mod scenario;
 pub mod sim;
 pub mod switch;

@@ -26,26 +26,37 @@ pub struct SimTime(pub u64);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Delta(pub u64);
 
+/// Conversions shared by instants and durations.
+macro_rules! picosecond_accessors {
+    ($ty:ty) => {
+        impl $ty {
+            pub fn ps(self) -> u64 {
+                self.0
+            }
+            /// Whole nanoseconds, truncated.
+            pub fn as_ns(self) -> u64 {
+                self.0 / PS_PER_NS
+            }
+            pub fn as_ns_f64(self) -> f64 {
+                self.0 as f64 / PS_PER_NS as f64
+            }
+            pub fn as_us_f64(self) -> f64 {
+                self.0 as f64 / PS_PER_US as f64
+            }
+            pub fn as_secs_f64(self) -> f64 {
+                self.0 as f64 / PS_PER_S as f64
+            }
+        }
+    };
+}
+
+picosecond_accessors!(SimTime);
+picosecond_accessors!(Delta);
+
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     pub const MAX: SimTime = SimTime(u64::MAX);
 
-    pub fn ps(self) -> u64 {
-        self.0
-    }
-    pub fn as_ns_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_NS as f64
-    }
-    pub fn as_us_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_US as f64
-    }
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_S as f64
-    }
-    /// Whole nanoseconds, truncated.
-    pub fn as_ns(self) -> u64 {
-        self.0 / PS_PER_NS
-    }
     /// Time elapsed since `earlier`, zero if `earlier` is later.
     pub fn since(self, earlier: SimTime) -> Delta {
         Delta(self.0.saturating_sub(earlier.0))
@@ -69,21 +80,6 @@ impl Delta {
     }
     pub fn from_secs_f64(s: f64) -> Delta {
         Delta((s * PS_PER_S as f64).round() as u64)
-    }
-    pub fn ps(self) -> u64 {
-        self.0
-    }
-    pub fn as_ns(self) -> u64 {
-        self.0 / PS_PER_NS
-    }
-    pub fn as_ns_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_NS as f64
-    }
-    pub fn as_us_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_US as f64
-    }
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_S as f64
     }
     pub fn is_zero(self) -> bool {
         self.0 == 0
@@ -318,28 +314,25 @@ impl fmt::Display for Rate {
     }
 }
 
-impl<'de> Deserialize<'de> for Delta {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        parse_delta(&s).map_err(serde::de::Error::custom)
-    }
+/// Serde for a unit type written as a string with its unit (`"1us"`, `"100Gbps"`).
+macro_rules! string_serde {
+    ($ty:ty, $parse:path) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                $parse(&s).map_err(serde::de::Error::custom)
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.to_string())
+            }
+        }
+    };
 }
-impl Serialize for Delta {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
-impl<'de> Deserialize<'de> for Rate {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        parse_rate(&s).map_err(serde::de::Error::custom)
-    }
-}
-impl Serialize for Rate {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
+
+string_serde!(Delta, parse_delta);
+string_serde!(Rate, parse_rate);
 
 /// A byte count read from configuration: an integer or a string with a unit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

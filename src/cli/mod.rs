@@ -5,6 +5,7 @@ mod compare;
 pub mod gen_flows;
 mod model;
 mod report;
+mod reproduce;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,8 @@ pub enum Command {
     GenFlows(gen_flows::GenFlowsArgs),
     /// Solve an analytical model from the papers (dcqcn-fluid, rcc-fluid, hpcc-discrete).
     Model(model::ModelArgs),
+    /// Re-run a paper's figure or table and compare with the paper (--list for ids).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -84,6 +87,7 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::bench(&a),
         Command::GenFlows(a) => gen_flows::gen_flows(&a),
         Command::Model(a) => model::model(&a),
+        Command::Reproduce(a) => reproduce::reproduce(&a),
     };
     match res {
         Ok(()) => 0,

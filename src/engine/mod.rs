@@ -93,9 +93,9 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
 
-    /// Schedules `event` at absolute time `at`, which must not be in the past.
+    /// A new entry for `event` at `at`, which must not be in the past.
     #[inline]
-    pub fn schedule(&mut self, at: SimTime, event: E) {
+    fn entry(&mut self, at: SimTime, event: E) -> Entry<E> {
         assert!(
             at >= self.now,
             "event scheduled in the past: {at:?} < now {:?}",
@@ -103,29 +103,26 @@ impl<E: Copy> EventQueue<E> {
         );
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
-        self.hot.push(Entry {
+        Entry {
             time: at.0,
             seq,
             event,
-        });
+        }
+    }
+
+    /// Schedules `event` at absolute time `at`, which must not be in the past.
+    #[inline]
+    pub fn schedule(&mut self, at: SimTime, event: E) {
+        let e = self.entry(at, event);
+        self.hot.push(e);
         self.peak = self.peak.max(self.hot.len());
     }
 
     /// Schedules a timer-like `event` (see the type's doc) at `at`.
     #[inline]
     pub fn schedule_cold(&mut self, at: SimTime, event: E) {
-        assert!(
-            at >= self.now,
-            "event scheduled in the past: {at:?} < now {:?}",
-            self.now
-        );
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
-        self.cold.push(Entry {
-            time: at.0,
-            seq,
-            event,
-        });
+        let e = self.entry(at, event);
+        self.cold.push(e);
     }
 
     /// Schedules `event` after `delay` from now.

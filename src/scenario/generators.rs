@@ -153,6 +153,26 @@ pub struct AllToAllEntry {
     pub dport: u16,
 }
 
+/// `[[workload.periodic]]`: the same flow repeated every `interval` (e.g. the mice
+/// of HPCC Fig. 9e).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicEntry {
+    pub src: u32,
+    pub dst: u32,
+    pub size: Bytes,
+    pub interval: Delta,
+    /// Flows start at `start + k x interval` for every k with a start before
+    /// `start + duration`.
+    pub duration: Delta,
+    #[serde(default)]
+    pub start: Delta,
+    #[serde(default = "default_class")]
+    pub class: u8,
+    #[serde(default = "default_dport")]
+    pub dport: u16,
+}
+
 /// `[[workload.long_short]]`: HPCC Fig. 9a.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -438,6 +458,32 @@ pub(super) fn generate(
             flows.push(f);
         }
     }
+    for (i, e) in w.periodic.iter().enumerate() {
+        let field = format!("workload.periodic[{i}]");
+        let src = g.host(&format!("{field}.src"), e.src)?;
+        let dst = g.host(&format!("{field}.dst"), e.dst)?;
+        let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
+        let every = g.positive(
+            &format!("{field}.interval"),
+            e.interval.ps(),
+            "(e.g. \"20us\")",
+        )?;
+        let class = g.class(&format!("{field}.class"), e.class)?;
+        let mut t = e.start.ps();
+        while t < e.start.ps() + e.duration.ps() {
+            let f = FlowSpec {
+                src,
+                dst,
+                size,
+                start: SimTime(t),
+                class,
+                dport: e.dport,
+            };
+            check_flow(&f, topo, &field, cx)?;
+            flows.push(f);
+            t += every;
+        }
+    }
     for (i, e) in w.staggered.iter().enumerate() {
         flows.extend(staggered(
             &g,
@@ -449,23 +495,20 @@ pub(super) fn generate(
     Ok(flows)
 }
 
-fn staggered(
-    g: &Gen,
-    e: &StaggeredEntry,
+/// The senders of an incast-like table: the listed ids, or with `fan_in = N`
+/// the first N hosts other than the receiver.
+pub(super) fn pick_senders(
+    topo: &Topology,
+    cx: &Ctx,
     field: &str,
-    payload_fraction: f64,
-) -> Result<Vec<FlowSpec>, InputError> {
-    let receiver = g.host(&format!("{field}.receiver"), e.receiver)?;
-    let senders: Vec<NodeId> = match (e.senders.is_empty(), e.fan_in) {
-        (false, None) => e
-            .senders
-            .iter()
-            .enumerate()
-            .map(|(j, &s)| g.host(&format!("{field}.senders[{j}]"), s))
-            .collect::<Result<_, _>>()?,
+    senders: &[u32],
+    fan_in: Option<u32>,
+    receiver: NodeId,
+) -> Result<Vec<NodeId>, InputError> {
+    match (senders.is_empty(), fan_in) {
+        (false, None) => Ok(senders.iter().map(|&s| NodeId(s)).collect()),
         (true, Some(n)) => {
-            let s: Vec<NodeId> = g
-                .topo
+            let s: Vec<NodeId> = topo
                 .hosts
                 .iter()
                 .copied()
@@ -473,18 +516,29 @@ fn staggered(
                 .take(n as usize)
                 .collect();
             if n == 0 || s.len() < n as usize {
-                return Err(g.cx.err(
+                return Err(cx.err(
                     format!("{field}.fan_in"),
-                    format!(
-                        "{n} senders requested; valid: 1..{}",
-                        g.topo.hosts.len() - 1
-                    ),
+                    format!("{n} senders requested; valid: 1..{}", topo.hosts.len() - 1),
                 ));
             }
-            s
+            Ok(s)
         }
-        _ => return Err(g.cx.err(field, "give either senders = [...] or fan_in = N")),
-    };
+        _ => Err(cx.err(field, "give either senders = [...] or fan_in = N")),
+    }
+}
+
+fn staggered(
+    g: &Gen,
+    e: &StaggeredEntry,
+    field: &str,
+    payload_fraction: f64,
+) -> Result<Vec<FlowSpec>, InputError> {
+    let receiver = g.host(&format!("{field}.receiver"), e.receiver)?;
+    let senders = pick_senders(g.topo, g.cx, field, &e.senders, e.fan_in, receiver)?
+        .into_iter()
+        .enumerate()
+        .map(|(j, s)| g.host(&format!("{field}.senders[{j}]"), s.0))
+        .collect::<Result<Vec<_>, _>>()?;
     let interval = Delta(g.positive(
         &format!("{field}.interval"),
         e.interval.ps(),

@@ -122,33 +122,75 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
         return Err(InputError::new(
             flag,
             "",
-            format!("\"{key}\" is not a key path like topology.rate"),
+            format!("\"{key}\" is not a key path like topology.rate or workload.flows[0].size"),
         ));
     }
     let value = parse_value(raw.trim());
-    let (last, parents) = parts.split_last().expect("non-empty key path");
+    let err = |msg: String| InputError::new(flag.clone(), "", msg);
     let mut cur = table;
-    for (i, p) in parents.iter().enumerate() {
-        let entry = cur
-            .entry(p.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cur = match entry {
-            toml::Value::Table(t) => t,
-            _ => {
-                return Err(InputError::new(
-                    flag,
-                    "",
-                    format!(
-                        "{} is not a table, so it has no key {}",
-                        parts[..=i].join("."),
-                        parts[i + 1]
-                    ),
-                ));
+    for (i, part) in parts.iter().enumerate() {
+        let (name, index) = split_index(part).map_err(&err)?;
+        let here = parts[..=i].join(".");
+        let last = i + 1 == parts.len();
+        match (index, last) {
+            (None, true) => {
+                cur.insert(name.to_string(), value);
+                return Ok(());
             }
-        };
+            (None, false) => {
+                let entry = cur
+                    .entry(name.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                cur = entry.as_table_mut().ok_or_else(|| {
+                    err(format!(
+                        "{here} is not a table, so it has no key {}",
+                        parts[i + 1]
+                    ))
+                })?;
+            }
+            (Some(k), _) => {
+                let arr = cur
+                    .get_mut(name)
+                    .and_then(toml::Value::as_array_mut)
+                    .ok_or_else(|| {
+                        err(format!(
+                            "{name} is not an array in the scenario, so {here} does not exist"
+                        ))
+                    })?;
+                let len = arr.len();
+                let slot = arr.get_mut(k).ok_or_else(|| {
+                    err(format!(
+                        "{here}: index {k} is out of range (the array has {len} entries)"
+                    ))
+                })?;
+                if last {
+                    *slot = value;
+                    return Ok(());
+                }
+                cur = slot.as_table_mut().ok_or_else(|| {
+                    err(format!(
+                        "{here} is not a table, so it has no key {}",
+                        parts[i + 1]
+                    ))
+                })?;
+            }
+        }
     }
-    cur.insert(last.to_string(), value);
-    Ok(())
+    unreachable!("the loop returns at the last key")
+}
+
+/// `name[3]` → (`name`, Some(3)); `name` → (`name`, None).
+fn split_index(part: &str) -> Result<(&str, Option<usize>), String> {
+    match part.split_once('[') {
+        None => Ok((part, None)),
+        Some((name, rest)) => {
+            let idx = rest
+                .strip_suffix(']')
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| format!("\"{part}\" is not a key or key[index]"))?;
+            Ok((name, Some(idx)))
+        }
+    }
 }
 
 fn parse_value(raw: &str) -> toml::Value {
@@ -208,6 +250,38 @@ delay = "1us"
         assert_eq!(l.file.cc.algorithm, "hpcc");
         assert_eq!(l.file.cc.hpcc.eta, 0.9);
         assert_eq!(l.file.seed, 7);
+    }
+
+    #[test]
+    fn overrides_reach_into_arrays_of_tables() {
+        let text = format!("{MINIMAL}\n[[workload.flows]]\nsrc = 1\ndst = 0\nsize = 1000\n");
+        let l = load_str(
+            &text,
+            "x.toml",
+            Path::new("."),
+            "x",
+            &["workload.flows[0].size=\"5KB\"".into()],
+        )
+        .unwrap();
+        assert_eq!(l.file.workload.flows[0].size.0, 5000);
+        let e = load_str(
+            &text,
+            "x.toml",
+            Path::new("."),
+            "x",
+            &["workload.flows[3].size=1".into()],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("index 3 is out of range"), "{e}");
+        let e = load_str(
+            &text,
+            "x.toml",
+            Path::new("."),
+            "x",
+            &["workload.poisson[0].load=1".into()],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("poisson is not an array"), "{e}");
     }
 
     #[test]

@@ -328,6 +328,8 @@ pub struct WorkloadSection {
     pub long_short: Vec<generators::LongShortEntry>,
     #[serde(default)]
     pub staggered: Vec<generators::StaggeredEntry>,
+    #[serde(default)]
+    pub periodic: Vec<generators::PeriodicEntry>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -473,28 +473,8 @@ fn resolve_flows(
     for (i, e) in w.incast.iter().enumerate() {
         let field = format!("workload.incast[{i}]");
         let receiver = NodeId(e.receiver);
-        let senders: Vec<NodeId> = match (e.senders.is_empty(), e.fan_in) {
-            (false, None) => e.senders.iter().map(|&s| NodeId(s)).collect(),
-            (true, Some(n)) => {
-                let s: Vec<NodeId> = topo
-                    .hosts
-                    .iter()
-                    .copied()
-                    .filter(|&h| h != receiver)
-                    .take(n as usize)
-                    .collect();
-                if s.len() < n as usize || n == 0 {
-                    return Err(cx.err(
-                        format!("{field}.fan_in"),
-                        format!("{n} senders requested; valid: 1..{}", topo.hosts.len() - 1),
-                    ));
-                }
-                s
-            }
-            _ => {
-                return Err(cx.err(field, "give either senders = [...] or fan_in = N"));
-            }
-        };
+        let senders =
+            super::generators::pick_senders(topo, cx, &field, &e.senders, e.fan_in, receiver)?;
         for (j, f) in incast(&senders, receiver, e.size.0, SimTime(e.start.ps()), e.class)
             .into_iter()
             .enumerate()

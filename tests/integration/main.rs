@@ -9,6 +9,7 @@ mod hpcc_incast;
 mod ns3_files;
 mod recorders;
 mod reports;
+mod reproduce;
 mod single_flow;
 mod topology_workload_scenarios;
 mod workloads;

@@ -1,0 +1,8 @@
+//! The experiments, one file per paper figure or table.
+
+mod hpcc_fig9;
+
+use super::Experiment;
+
+/// Every experiment in list order.
+pub static ALL: &[&dyn Experiment] = &[&hpcc_fig9::HpccFig9];

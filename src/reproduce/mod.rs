@@ -1,0 +1,355 @@
+//! `rocesim reproduce`: re-runs the papers' key figures and tables and puts our
+//! result beside the paper's.
+//!
+//! An experiment is a set of scenario files under `scenarios/paper/<id>/` (each
+//! runnable on its own with `rocesim run`), a README there saying what the paper
+//! shows, and an [`Experiment`] here that lists its runs (scenario + overrides,
+//! full and `--quick` sizes), analyses the finished runs into the paper's figure
+//! and a comparison table of paper numbers vs ours with a verdict and the reason
+//! for any difference. Runs go in parallel across `--jobs` threads; each is
+//! deterministic, so the results do not depend on the number of jobs.
+
+pub mod experiments;
+pub mod metrics;
+
+use crate::error::{Error, InputError};
+use crate::output::{AtomicFile, RunOutputs};
+use crate::scenario::{self, load};
+use crate::sim::RunOptions;
+use crate::units::Delta;
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One simulation an experiment needs.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// Unique within the experiment; names the run directory.
+    pub name: String,
+    /// Scenario file under `scenarios/paper/<id>/`.
+    pub scenario: String,
+    /// `key.path=value` overrides applied to it.
+    pub overrides: Vec<String>,
+    /// Per-flow rate trace interval (for throughput-over-time figures).
+    pub trace_rates: Option<Delta>,
+    /// Keep queue samples in memory for the analysis.
+    pub keep_samples: bool,
+}
+
+impl RunSpec {
+    pub fn new(name: impl Into<String>, scenario: impl Into<String>) -> RunSpec {
+        RunSpec {
+            name: name.into(),
+            scenario: scenario.into(),
+            overrides: Vec::new(),
+            trace_rates: None,
+            keep_samples: false,
+        }
+    }
+    pub fn set(mut self, kv: impl Into<String>) -> RunSpec {
+        self.overrides.push(kv.into());
+        self
+    }
+    pub fn rates(mut self, every: Delta) -> RunSpec {
+        self.trace_rates = Some(every);
+        self
+    }
+    pub fn samples(mut self) -> RunSpec {
+        self.keep_samples = true;
+        self
+    }
+}
+
+/// A finished run.
+pub struct Finished {
+    pub spec: RunSpec,
+    pub out: RunOutputs,
+}
+
+/// How our number compares with the paper's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Matches,
+    Partly,
+    Differs,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Matches => "matches",
+            Verdict::Partly => "partly",
+            Verdict::Differs => "differs",
+        }
+    }
+    /// The overall verdict of several rows: the weakest of them.
+    pub fn overall(rows: &[Row]) -> Verdict {
+        if rows.iter().all(|r| r.verdict == Verdict::Matches) {
+            Verdict::Matches
+        } else if rows.iter().all(|r| r.verdict == Verdict::Differs) {
+            Verdict::Differs
+        } else {
+            Verdict::Partly
+        }
+    }
+}
+
+/// One line of comparison.md.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub metric: String,
+    /// The paper's number or finding, as it states it.
+    pub paper: String,
+    pub ours: String,
+    pub verdict: Verdict,
+    /// Why they differ (or how the match was judged).
+    pub why: String,
+}
+
+/// What the analysis of an experiment produced.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub rows: Vec<Row>,
+    /// Figure stems written into the experiment's output directory.
+    pub figures: Vec<String>,
+    /// Free-form notes (setup differences, caveats).
+    pub notes: Vec<String>,
+}
+
+pub trait Experiment: Sync {
+    fn id(&self) -> &'static str;
+    fn title(&self) -> &'static str;
+    /// Paper and figure/table, e.g. "HPCC §5.2, Fig. 9".
+    fn source(&self) -> &'static str;
+    /// The runs, at the paper's sizes or scaled down (`quick`).
+    fn runs(&self, quick: bool) -> Vec<RunSpec>;
+    /// Draws the figure(s) into `dir` and compares with the paper.
+    fn analyze(&self, runs: &[Finished], dir: &Path, quick: bool) -> Result<Analysis, Error>;
+}
+
+/// Every experiment, in list order.
+pub fn all() -> Vec<&'static dyn Experiment> {
+    experiments::ALL.to_vec()
+}
+
+pub fn find(id: &str) -> Result<&'static dyn Experiment, InputError> {
+    all().into_iter().find(|e| e.id() == id).ok_or_else(|| {
+        let ids: Vec<&str> = all().iter().map(|e| e.id()).collect();
+        InputError::new(
+            "reproduce",
+            "",
+            format!("unknown experiment \"{id}\" (valid: {})", ids.join(", ")),
+        )
+    })
+}
+
+/// Where the experiments' scenario files live.
+pub fn default_scenarios_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/paper")
+}
+
+/// Options of one `rocesim reproduce` call.
+#[derive(Clone, Debug)]
+pub struct ReproduceOptions {
+    pub quick: bool,
+    pub out: PathBuf,
+    pub jobs: usize,
+    pub scenarios: PathBuf,
+    pub progress: bool,
+}
+
+/// Runs one experiment end to end; returns its analysis and output directory.
+pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis, PathBuf), Error> {
+    let dir = o.out.join(exp.id());
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let specs = exp.runs(o.quick);
+    // Load everything first, so a bad file fails before any run starts.
+    let mut loaded = Vec::new();
+    for spec in &specs {
+        let path = o.scenarios.join(exp.id()).join(&spec.scenario);
+        let l = load::load_path(&path, &spec.overrides)?;
+        let cfg = scenario::resolve(&l)?;
+        loaded.push((spec.clone(), cfg));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.jobs.max(1))
+        .build()
+        .map_err(|e| Error::Sim(format!("cannot start {} worker threads: {e}", o.jobs)))?;
+    let results: Vec<Result<Finished, Error>> = pool.install(|| {
+        loaded
+            .into_par_iter()
+            .map(|(spec, cfg)| {
+                let opts = RunOptions {
+                    trace_rates: spec.trace_rates,
+                    keep_samples: spec.keep_samples,
+                    ..RunOptions::default()
+                };
+                let run_dir = dir.join("runs").join(&spec.name);
+                let started = std::time::Instant::now();
+                let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_, _, _| {})?;
+                if o.progress {
+                    eprintln!(
+                        "  {}/{}: {} flows, {:.1} s",
+                        exp.id(),
+                        spec.name,
+                        out.summary.flows_completed,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                Ok(Finished { spec, out })
+            })
+            .collect()
+    });
+    let finished = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let analysis = exp.analyze(&finished, &dir, o.quick)?;
+    let md = comparison_md(exp, &analysis, o.quick);
+    AtomicFile::write_all_to(&dir, "comparison.md", md.as_bytes())?;
+    Ok((analysis, dir))
+}
+
+/// comparison.md: what was run, the table, the figures, the notes.
+pub fn comparison_md(exp: &dyn Experiment, a: &Analysis, quick: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: {}\n", exp.id(), exp.title());
+    let _ = writeln!(
+        s,
+        "Source: {}. Scale: {}. Overall: **{}**.\n",
+        exp.source(),
+        if quick { "quick (scaled down)" } else { "full" },
+        Verdict::overall(&a.rows).label()
+    );
+    let _ = writeln!(s, "| metric | paper | rocesim | verdict | why |");
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for r in &a.rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            r.metric,
+            r.paper,
+            r.ours,
+            r.verdict.label(),
+            r.why
+        );
+    }
+    if !a.figures.is_empty() {
+        let _ = writeln!(s, "\n## Figures\n");
+        for f in &a.figures {
+            let _ = writeln!(s, "![{f}]({f}.svg)\n");
+        }
+    }
+    if !a.notes.is_empty() {
+        let _ = writeln!(s, "## Notes\n");
+        for n in &a.notes {
+            let _ = writeln!(s, "* {n}");
+        }
+    }
+    s
+}
+
+/// The finished run called `name` (an analysis bug if absent).
+pub fn run<'a>(runs: &'a [Finished], name: &str) -> &'a Finished {
+    runs.iter()
+        .find(|r| r.spec.name == name)
+        .unwrap_or_else(|| panic!("experiment analysis asked for unknown run {name}"))
+}
+
+/// Collects finished experiments into one Markdown document (e.g.
+/// docs/REPRODUCTION.md); figures are copied to `reproduction/<id>/` beside it.
+/// Experiments already in the document but not in `done` keep their sections.
+pub fn write_doc(
+    doc: &Path,
+    done: &[(&dyn Experiment, Analysis, PathBuf, f64)],
+    quick: bool,
+) -> Result<(), Error> {
+    let base = doc.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut sections: std::collections::BTreeMap<String, String> = read_sections(doc);
+    for (exp, a, dir, secs) in done {
+        let fig_dir = base.join("reproduction").join(exp.id());
+        std::fs::create_dir_all(&fig_dir).map_err(|e| Error::io(&fig_dir, e))?;
+        for f in &a.figures {
+            for ext in ["svg", "png"] {
+                let from = dir.join(format!("{f}.{ext}"));
+                let to = fig_dir.join(format!("{f}.{ext}"));
+                std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
+            }
+        }
+        // One heading level down: the experiment is a section of the document.
+        let mut md: String = comparison_md(*exp, a, quick)
+            .lines()
+            .map(|l| {
+                if l.starts_with('#') {
+                    format!("#{l}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        for f in &a.figures {
+            md = md.replace(
+                &format!("({f}.svg)"),
+                &format!("(reproduction/{}/{f}.svg)", exp.id()),
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nRun time: {secs:.0} s ({}).\n",
+            if quick { "--quick" } else { "full" }
+        );
+        sections.insert(exp.id().to_string(), md);
+    }
+    let mut out = String::from(DOC_HEADER);
+    let _ = writeln!(out, "| experiment | source | verdict |\n|---|---|---|");
+    for e in all() {
+        if let Some(sec) = sections.get(e.id()) {
+            let verdict = sec
+                .lines()
+                .find_map(|l| l.split("Overall: **").nth(1))
+                .and_then(|r| r.split("**").next())
+                .unwrap_or("?");
+            let _ = writeln!(
+                out,
+                "| [{}](#{}) | {} | {verdict} |",
+                e.id(),
+                e.id(),
+                e.source()
+            );
+        } else {
+            let _ = writeln!(out, "| {} | {} | not run |", e.id(), e.source());
+        }
+    }
+    out.push('\n');
+    for e in all() {
+        if let Some(sec) = sections.get(e.id()) {
+            let _ = writeln!(out, "<a id=\"{}\"></a>\n", e.id());
+            out.push_str(sec);
+            out.push('\n');
+        }
+    }
+    AtomicFile::write_all_to(
+        &base,
+        &doc.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        out.as_bytes(),
+    )
+}
+
+const DOC_HEADER: &str = "# Reproducing the papers\n\n\
+Every key figure and table of the four papers, re-run with `rocesim reproduce <id>` and \
+put beside the paper's numbers. Each section says whether it was a full or a `--quick` \
+(scaled-down) run. Where we differ, the table says why; nothing here is tuned to match.\n\n\
+Regenerate: `rocesim reproduce --all --quick --doc docs/REPRODUCTION.md` (or one id).\n\n";
+
+/// The existing sections of a reproduction document, by experiment id.
+fn read_sections(doc: &Path) -> std::collections::BTreeMap<String, String> {
+    let mut map = std::collections::BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(doc) else {
+        return map;
+    };
+    for part in text.split("<a id=\"").skip(1) {
+        if let Some((id, rest)) = part.split_once("\"></a>\n\n") {
+            map.insert(id.to_string(), rest.trim_end().to_string() + "\n");
+        }
+    }
+    map
+}
