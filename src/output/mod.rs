@@ -243,6 +243,11 @@ impl Recorder {
         }
     }
 
+    /// Whether the flow-rate recorder runs.
+    pub fn flow_rates_on(&self) -> bool {
+        self.flow_rates.is_some()
+    }
+
     /// Whether flow `fid`'s rates are recorded.
     #[inline]
     pub fn flow_rate_on(&self, fid: usize) -> bool {

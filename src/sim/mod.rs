@@ -361,7 +361,9 @@ impl Sim {
                 let what = SAMPLE_LINKS;
                 self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
-            if let Some((_, iv)) = out.flow_rates {
+            if let Some((_, iv)) = out.flow_rates
+                && self.rec.flow_rates_on()
+            {
                 let what = SAMPLE_FLOWS;
                 self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
