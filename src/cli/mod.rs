@@ -1,8 +1,10 @@
 //! The `rocesim` command line.
 
 mod bench;
+mod compare;
 pub mod gen_flows;
 mod model;
+mod report;
 mod reproduce;
 mod run;
 mod thresholds;
@@ -23,8 +25,12 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Run a scenario and write fct.csv, pfc.csv, queue.csv and summary.json.
+    /// Run a scenario and write its outputs (fct.csv, pfc.csv, queue.csv, summary.json, ...).
     Run(RunArgs),
+    /// Write RUN_DIR/report.html and figures, and print FCT slowdown by flow size.
+    Report(report::ReportArgs),
+    /// Compare runs: every figure with one series per run, headline numbers side by side.
+    Compare(compare::CompareArgs),
     /// Check a scenario (files, fields, topology, flows) without running it.
     Validate(ScenarioArgs),
     /// Measure simulator speed (packet transmissions and events per second).
@@ -61,6 +67,16 @@ pub struct RunArgs {
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write OUT/report.html and figures, and print FCT slowdown by flow size
+    /// (as `rocesim report OUT`).
+    #[arg(long)]
+    pub report: bool,
+}
+
+/// Prints to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Parses arguments, runs the command, and returns the process exit code.
@@ -68,6 +84,8 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     let res = match cli.command {
         Command::Run(a) => run::run(&a),
+        Command::Report(a) => report::report(&a),
+        Command::Compare(a) => compare::compare(&a),
         Command::Validate(a) => run::validate(&a),
         Command::Bench(a) => bench::bench(&a),
         Command::GenFlows(a) => gen_flows::gen_flows(&a),

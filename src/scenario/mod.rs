@@ -406,9 +406,48 @@ pub(crate) fn default_dport() -> u16 {
 pub struct OutputSection {
     /// Queue sampling interval for queue.csv. Default 1 us; "0s" turns sampling off.
     pub queue_interval: Option<Delta>,
-    /// Which egress ports to sample: "switches" (every switch port, the default),
-    /// "none", or a list of `{ node = N, port = P }`.
+    /// Which egress ports the per-port recorders watch (queue.csv, queue_hist.csv,
+    /// link_util.csv): "switches" (every switch port, the default), "none", or a
+    /// list of `{ node = N, port = P }`.
     pub queue_ports: Option<QueuePorts>,
+    /// Time-weighted histogram of each watched port's queue length over the run
+    /// (queue_hist.csv). Default true.
+    pub queue_histogram: Option<bool>,
+    /// Link utilization of each watched port, sampled at this interval
+    /// (link_util.csv). Default "0s" = off.
+    pub link_utilization: Option<Delta>,
+    /// Sending rate and delivered throughput of selected flows over time
+    /// (flow_rates.csv). Default: off.
+    pub flow_rates: Option<FlowRatesSection>,
+    /// One-way delay histogram of the data packets of selected flows
+    /// (latency_hist.csv). Default: flows smaller than 100KB.
+    pub latency: Option<LatencySection>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowRatesSection {
+    /// "all" or a list of flow ids (fct.csv `flow_id`).
+    pub flows: FlowSelect,
+    /// Sampling interval. Default "10us".
+    pub interval: Option<Delta>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencySection {
+    /// "small" (default), "all", "none" or a list of flow ids.
+    pub flows: Option<FlowSelect>,
+    /// Flows smaller than this are "small". Default "100KB".
+    pub small_below: Option<Bytes>,
+}
+
+/// A set of flows named in `[output]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FlowSelect {
+    Named(String),
+    List(Vec<u32>),
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

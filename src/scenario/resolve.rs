@@ -85,8 +85,48 @@ pub struct NicPlan {
 #[derive(Clone, Debug)]
 pub struct OutputPlan {
     pub queue_interval: Option<Delta>,
-    /// Ports to sample; `None` = every switch egress port.
+    /// Ports the per-port recorders watch; `None` = every switch egress port.
     pub queue_ports: Option<Vec<(NodeId, u16)>>,
+    /// Time-weighted queue-length histogram per watched port.
+    pub queue_histogram: bool,
+    /// Link utilization sampling interval of watched ports.
+    pub link_utilization: Option<Delta>,
+    /// Flow rate time series: which flows, at what interval.
+    pub flow_rates: Option<(FlowSet, Delta)>,
+    /// Flows whose data packets' one-way delays are recorded.
+    pub latency: FlowSet,
+}
+
+/// A set of flows, by id (index in start order, fct.csv `flow_id`) or by size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlowSet {
+    None,
+    All,
+    /// Flows smaller than this many bytes.
+    SmallerThan(u64),
+    /// These flow ids (valid, sorted, without duplicates).
+    Ids(Vec<u32>),
+}
+
+impl FlowSet {
+    /// Whether each of `flows` belongs to the set.
+    pub fn mask(&self, flows: &[FlowSpec]) -> Vec<bool> {
+        match self {
+            FlowSet::None => vec![false; flows.len()],
+            FlowSet::All => vec![true; flows.len()],
+            FlowSet::SmallerThan(b) => flows.iter().map(|f| f.size < *b).collect(),
+            FlowSet::Ids(ids) => {
+                let mut m = vec![false; flows.len()];
+                for &i in ids {
+                    m[i as usize] = true;
+                }
+                m
+            }
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        matches!(self, FlowSet::None) || matches!(self, FlowSet::Ids(v) if v.is_empty())
+    }
 }
 
 /// Everything a run needs, validated.
@@ -162,7 +202,7 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         payload_fraction,
     )?);
     flows.sort_by_key(|f| f.start);
-    let output = resolve_output(&f.output, &topo, &cx)?;
+    let output = resolve_output(&f.output, &topo, flows.len(), &cx)?;
     if let Some(stop) = f.stop
         && stop.is_zero()
     {
@@ -514,7 +554,12 @@ fn resolve_flows(
     Ok(flows)
 }
 
-fn resolve_output(o: &OutputSection, topo: &Topology, cx: &Ctx) -> Result<OutputPlan, InputError> {
+fn resolve_output(
+    o: &OutputSection,
+    topo: &Topology,
+    n_flows: usize,
+    cx: &Ctx,
+) -> Result<OutputPlan, InputError> {
     let interval = o.queue_interval.unwrap_or(Delta::from_us(1));
     let ports = match &o.queue_ports {
         None => None,
@@ -543,8 +588,73 @@ fn resolve_output(o: &OutputSection, topo: &Topology, cx: &Ctx) -> Result<Output
             Some(v)
         }
     };
+    let flow_rates = match &o.flow_rates {
+        None => None,
+        Some(fr) => {
+            let set = resolve_flow_set(&fr.flows, false, n_flows, "output.flow_rates.flows", cx)?;
+            let iv = fr.interval.unwrap_or(Delta::from_us(10));
+            if iv.is_zero() {
+                return Err(cx.err(
+                    "output.flow_rates.interval",
+                    "must be > 0, e.g. \"10us\" (omit output.flow_rates to turn it off)",
+                ));
+            }
+            Some((set, iv))
+        }
+    };
+    let lat = o.latency.clone().unwrap_or_default();
+    let small_below = lat.small_below.map_or(100_000, |b| b.get());
+    let latency = match &lat.flows {
+        None => FlowSet::SmallerThan(small_below),
+        Some(sel) => match resolve_flow_set(sel, true, n_flows, "output.latency.flows", cx)? {
+            FlowSet::SmallerThan(_) => FlowSet::SmallerThan(small_below),
+            set => set,
+        },
+    };
     Ok(OutputPlan {
         queue_interval: (!interval.is_zero()).then_some(interval),
         queue_ports: ports,
+        queue_histogram: o.queue_histogram.unwrap_or(true),
+        link_utilization: o.link_utilization.filter(|d| !d.is_zero()),
+        flow_rates,
+        latency,
     })
+}
+
+/// `"all"`, `"none"`, `"small"` (when `small_ok`) or a list of flow ids.
+fn resolve_flow_set(
+    sel: &FlowSelect,
+    small_ok: bool,
+    n_flows: usize,
+    field: &str,
+    cx: &Ctx,
+) -> Result<FlowSet, InputError> {
+    let valid = if small_ok {
+        "\"all\", \"small\", \"none\" or a list of flow ids"
+    } else {
+        "\"all\", \"none\" or a list of flow ids"
+    };
+    match sel {
+        FlowSelect::Named(s) if s == "all" => Ok(FlowSet::All),
+        FlowSelect::Named(s) if s == "none" => Ok(FlowSet::None),
+        FlowSelect::Named(s) if s == "small" && small_ok => Ok(FlowSet::SmallerThan(0)),
+        FlowSelect::Named(s) => {
+            Err(cx.err(field, format!("\"{s}\" is not valid (valid: {valid})")))
+        }
+        FlowSelect::List(ids) => {
+            let mut v = ids.clone();
+            v.sort_unstable();
+            v.dedup();
+            if let Some(&bad) = v.iter().find(|&&i| i as usize >= n_flows) {
+                return Err(cx.err(
+                    field,
+                    format!(
+                        "flow {bad} does not exist (the scenario has {n_flows} flows, ids 0..{}, in start order as in fct.csv)",
+                        n_flows.saturating_sub(1)
+                    ),
+                ));
+            }
+            Ok(FlowSet::Ids(v))
+        }
+    }
 }

@@ -273,6 +273,7 @@ impl Sim {
             pkt.has(flag::ECN_CE),
             pkt.n_hops as u32,
         );
+        self.rec.packet_delivered(fid, pkt.sent_at, now);
         let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
         let last = pkt.has(flag::LAST);
         let f = &mut self.flows[fid];

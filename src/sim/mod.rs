@@ -41,8 +41,8 @@ pub enum Event {
     FlowArrival,
     /// A flow's controller timer or retransmission deadline.
     QpTimer { flow: u32 },
-    /// Sample queue lengths.
-    Sample,
+    /// Sample a recorder: [`SAMPLE_QUEUES`], [`SAMPLE_LINKS`] or [`SAMPLE_FLOWS`].
+    Sample { what: u32 },
     /// Sample per-flow sending rates (in-memory trace).
     RateSample,
     /// A timed pause of an egress port may have lapsed.
@@ -50,6 +50,12 @@ pub enum Event {
     /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
     SwitchTimer { switch: u32 },
 }
+
+/// `Event::Sample` targets: queue lengths (queue.csv), link utilization
+/// (link_util.csv), flow rates (flow_rates.csv).
+pub const SAMPLE_QUEUES: u32 = 0;
+pub const SAMPLE_LINKS: u32 = 1;
+pub const SAMPLE_FLOWS: u32 = 2;
 
 const TAG_SHIFT: u32 = 29;
 /// Largest index an event can carry (packets, flows and egress ports are counted below it).
@@ -68,7 +74,7 @@ impl Event {
             Event::Arrive { egress } => (1, egress),
             Event::FlowArrival => (2, 0),
             Event::QpTimer { flow } => (3, flow),
-            Event::Sample => (4, 0),
+            Event::Sample { what } => (4, what),
             Event::RateSample => (5, 0),
             Event::PauseExpiry { egress } => (6, egress),
             Event::SwitchTimer { switch } => (7, switch),
@@ -90,7 +96,7 @@ impl Packed {
             1 => Event::Arrive { egress: idx },
             2 => Event::FlowArrival,
             3 => Event::QpTimer { flow: idx },
-            4 => Event::Sample,
+            4 => Event::Sample { what: idx },
             5 => Event::RateSample,
             6 => Event::PauseExpiry { egress: idx },
             _ => Event::SwitchTimer { switch: idx },
@@ -175,7 +181,8 @@ pub struct Sim {
     seed: u64,
     pub stats: Stats,
     rec: Recorder,
-    sampled_ports: Vec<(u32, u16)>,
+    /// Egress ports the per-port recorders watch (`output.queue_ports`).
+    watched_ports: Vec<(u32, u16)>,
     trace_rates: Option<Delta>,
     last_progress: SimTime,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
@@ -316,8 +323,7 @@ impl Sim {
                 }
             })
             .collect();
-        let sampled_ports = match &cfg.output.queue_ports {
-            _ if cfg.output.queue_interval.is_none() => Vec::new(),
+        let watched_ports = match &cfg.output.queue_ports {
             None => topo
                 .switches
                 .iter()
@@ -365,7 +371,7 @@ impl Sim {
             seed,
             stats: Stats::default(),
             rec,
-            sampled_ports,
+            watched_ports,
             trace_rates: opts.trace_rates,
             last_progress: SimTime::ZERO,
             diag,
@@ -394,11 +400,26 @@ impl Sim {
         progress: &mut dyn FnMut(SimTime, usize, usize),
     ) -> Result<RunOutputs, Error> {
         let wall = Instant::now();
+        self.configure_recorders()?;
         if let Some(first) = self.flows.first() {
             let t = first.spec.start;
             self.q.schedule_cold(t, Event::FlowArrival.pack());
-            if !self.sampled_ports.is_empty() {
-                self.q.schedule_cold(t, Event::Sample.pack());
+            let out = &self.cfg.output;
+            if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
+                let what = SAMPLE_QUEUES;
+                self.q.schedule_cold(t, Event::Sample { what }.pack());
+            }
+            if let Some(iv) = out.link_utilization
+                && self.rec.link_util_on()
+            {
+                let what = SAMPLE_LINKS;
+                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
+            }
+            if let Some((_, iv)) = out.flow_rates
+                && self.rec.flow_rates_on()
+            {
+                let what = SAMPLE_FLOWS;
+                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
                 self.q.schedule_cold(t, Event::RateSample.pack());
@@ -424,7 +445,7 @@ impl Sim {
                         break;
                     }
                 }
-                Event::Sample => self.sample(),
+                Event::Sample { what } => self.sample(what),
                 Event::RateSample => self.rate_sample(),
                 Event::PauseExpiry { egress } => self.pause_expiry(egress),
                 Event::SwitchTimer { switch } => {
@@ -459,6 +480,12 @@ impl Sim {
 
     fn finish(mut self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
         self.close_pfc_diagnostics(end);
+        // Close the queue histograms at the end of the run.
+        for i in 0..self.rec.watched().len() {
+            let w = self.rec.watched()[i];
+            let bytes = self.switch_port(w.node, w.port).bytes;
+            self.rec.queue_change(w.gid, end, bytes);
+        }
         let paused: Delta = self
             .switches
             .iter()
@@ -538,15 +565,99 @@ impl Sim {
         }
     }
 
-    fn sample(&mut self) {
+    fn switch_port(&self, node: u32, port: u16) -> &crate::switch::SwitchPort {
+        let si = self.cfg.topo.kind_index[node as usize] as usize;
+        &self.switches[si].ports[port as usize]
+    }
+
+    /// Sets up the recorders `[output]` asks for, on the watched ports.
+    fn configure_recorders(&mut self) -> Result<(), Error> {
+        let watched = self
+            .watched_ports
+            .iter()
+            .map(|&(node, port)| crate::output::WatchedPort {
+                gid: self.switch_port(node, port).eg.gid,
+                node,
+                port,
+            })
+            .collect();
+        self.rec
+            .configure(&self.cfg, self.egress_owner.len(), watched)
+    }
+
+    fn sample(&mut self, what: u32) {
         let now = self.q.now();
-        for &(node, port) in &self.sampled_ports {
-            let si = self.cfg.topo.kind_index[node as usize] as usize;
-            let bytes = self.switches[si].ports[port as usize].bytes;
-            self.rec.queue_sample(now, node, port, bytes);
+        let iv = match what {
+            SAMPLE_QUEUES => {
+                for &(node, port) in &self.watched_ports {
+                    let si = self.cfg.topo.kind_index[node as usize] as usize;
+                    let bytes = self.switches[si].ports[port as usize].bytes;
+                    self.rec.queue_sample(now, node, port, bytes);
+                }
+                self.cfg.output.queue_interval
+            }
+            SAMPLE_LINKS => {
+                self.sample_links(now);
+                self.cfg.output.link_utilization
+            }
+            _ => {
+                self.sample_flows(now);
+                self.cfg.output.flow_rates.as_ref().map(|r| r.1)
+            }
+        };
+        if let Some(iv) = iv {
+            self.q
+                .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
-        if let Some(iv) = self.cfg.output.queue_interval {
-            self.q.schedule_cold(now + iv, Event::Sample.pack());
+    }
+
+    fn sample_links(&mut self, now: SimTime) {
+        let counters: Vec<crate::output::PortCounters> = self
+            .watched_ports
+            .iter()
+            .map(|&(node, port)| {
+                let eg = &self.switch_port(node, port).eg;
+                let in_progress = if eg.busy_until > now {
+                    eg.rate.bytes_in(eg.busy_until.since(now))
+                } else {
+                    0
+                };
+                crate::output::PortCounters {
+                    node,
+                    port,
+                    rate: eg.rate,
+                    done_bytes: eg.tx_bytes.saturating_sub(in_progress),
+                    tx_bytes: eg.tx_bytes,
+                    data_bytes: eg.tx_data_bytes,
+                }
+            })
+            .collect();
+        self.rec.link_util_sample(now, &counters);
+    }
+
+    fn sample_flows(&mut self, now: SimTime) {
+        let mut fids: Vec<u32> = self
+            .nics
+            .iter()
+            .flat_map(|n| n.active.iter().copied())
+            .filter(|&f| self.rec.flow_rate_on(f as usize))
+            .collect();
+        fids.sort_unstable();
+        for fid in fids {
+            let c = self.flow_counters(fid as usize);
+            self.rec.flow_rate(now, fid as usize, c);
+        }
+    }
+
+    fn flow_counters(&self, fid: usize) -> crate::output::FlowCounters {
+        use crate::cc::CongestionControl;
+        let f = &self.flows[fid];
+        let qp = f.send.as_ref().expect("sampled flows have a sender");
+        crate::output::FlowCounters {
+            rate: qp.cc.rate(),
+            window: qp.cc.window(),
+            sent: qp.high_sent + qp.retx_bytes,
+            delivered: f.recv.delivered,
         }
     }
 
@@ -581,6 +692,11 @@ impl Sim {
         let fct = now.since(f.spec.start);
         f.fct = Some(fct);
         self.flows_done += 1;
+        if self.rec.flow_rate_on(fid) {
+            let c = self.flow_counters(fid);
+            self.rec.flow_rate(now, fid, c);
+        }
+        let f = &self.flows[fid];
         let send = f.send.as_ref().expect("completed flows have a sender");
         self.rec.flow_done(FctRecord {
             flow_id: fid as u32,

@@ -212,6 +212,7 @@ impl Sim {
         let port = &mut self.switches[si].ports[f.port as usize];
         port.queues[0].push(&mut self.pool, id);
         port.nonempty |= 1;
+        self.rec.queue_change(port.eg.gid, self.q.now(), port.bytes);
         port.bytes += wire;
         self.switch_kick(si, f.port);
     }

@@ -61,6 +61,7 @@ impl Sim {
         let port = &mut sw.ports[out as usize];
         port.queues[class as usize].push(&mut self.pool, id);
         port.nonempty |= 1 << class;
+        self.rec.queue_change(port.eg.gid, now, port.bytes);
         port.bytes += wire;
         port.rx_bytes += wire;
         port.peak_bytes = port.peak_bytes.max(port.bytes);
@@ -126,6 +127,7 @@ impl Sim {
             port.rr = class;
         }
         let (pkt, int) = self.pool.get_with_int(id);
+        self.rec.queue_change(port.eg.gid, now, port.bytes);
         port.bytes -= pkt.wire as u64;
         let mut frame = None;
         if class != 0 {

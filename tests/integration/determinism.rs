@@ -95,10 +95,13 @@ fn the_same_seed_gives_byte_identical_files_and_another_seed_changes_them() {
         names,
         [
             "fct.csv",
+            "latency_hist.csv",
             "pfc.csv",
             "pfc_diagnostics.json",
             "pfc_ports.csv",
             "queue.csv",
+            "queue_hist.csv",
+            "scenario.toml",
             "summary.json"
         ]
     );

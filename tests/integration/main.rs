@@ -15,6 +15,8 @@ mod ns3_files;
 mod pfc_victims;
 mod rcc_convergence;
 mod rcc_multi_bottleneck;
+mod recorders;
+mod reports;
 mod reproduce;
 mod single_bottleneck_cc;
 mod single_flow;
