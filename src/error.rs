@@ -31,6 +31,14 @@ impl InputError {
     pub fn in_file(file: &Path, location: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(file.display().to_string(), location, message)
     }
+    /// `--out DIR` must be a directory or not exist yet.
+    pub fn check_out_dir(out: &Path) -> Result<(), InputError> {
+        if out.exists() && !out.is_dir() {
+            let msg = format!("{} exists and is not a directory", out.display());
+            return Err(InputError::new("--out", "", msg));
+        }
+        Ok(())
+    }
     /// The same error with `file` set when it had none.
     pub fn with_file(mut self, file: &str) -> Self {
         if self.file.is_empty() {

@@ -46,6 +46,21 @@ pub struct Settled {
     pub queue_std: f64,
 }
 
+impl Settled {
+    /// One line: both flows' rates in Gbps and the queue in KB, with their spread.
+    pub fn describe(&self, label: &str, rate_unit: &str) -> String {
+        format!(
+            "    {label} {:.2} / {:.2} {rate_unit} (std {:.2} / {:.2}), queue {:.2} KB (std {:.2})",
+            self.rate[0] / 1e9,
+            self.rate[1] / 1e9,
+            self.rate_std[0] / 1e9,
+            self.rate_std[1] / 1e9,
+            self.queue / 1e3,
+            self.queue_std / 1e3
+        )
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Comparison {
     pub model: Trace,

@@ -27,13 +27,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), Error> {
     let opts = args.fct.options()?;
     let w = crate::report::compare::compare(&args.run_dirs, &args.labels, &args.out, &opts)?;
     if !args.quiet {
-        super::print_out(&format!(
-            "{}wrote {} and {} figure files in {}\n",
-            w.text,
-            w.html.display(),
-            w.figures.len(),
-            args.out.join("figures").display()
-        ));
+        super::print_out(&w.describe(&args.out));
     }
     Ok(())
 }

@@ -66,10 +66,7 @@ pub fn model(args: &ModelArgs) -> Result<(), Error> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(format!("model-{}", args.name.id())));
-    if out.exists() && !out.is_dir() {
-        let msg = format!("{} exists and is not a directory", out.display());
-        return Err(InputError::new("--out", "", msg).into());
-    }
+    InputError::check_out_dir(&out)?;
     if args.name != ModelName::DcqcnFluid {
         for (flag, given) in [
             ("--preset", args.preset.is_some()),

@@ -51,13 +51,7 @@ pub fn report(args: &ReportArgs) -> Result<(), Error> {
     let opts = args.fct.options()?;
     let w = report::report(&args.run_dir, &opts)?;
     if !args.quiet {
-        super::print_out(&format!(
-            "{}wrote {} and {} figure files in {}\n",
-            w.text,
-            w.html.display(),
-            w.figures.len(),
-            args.run_dir.join("figures").display()
-        ));
+        super::print_out(&w.describe(&args.run_dir));
     }
     Ok(())
 }

@@ -68,14 +68,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
-    if out.exists() && !out.is_dir() {
-        return Err(InputError::new(
-            "--out",
-            "",
-            format!("{} exists and is not a directory", out.display()),
-        )
-        .into());
-    }
+    InputError::check_out_dir(&out)?;
     let name = cfg.name.clone();
     let stop = cfg.stop;
     let opts = RunOptions {

@@ -126,14 +126,7 @@ pub fn compare(
         .zip(labels)
         .map(|(d, l)| data::load_run(d, l))
         .collect::<Result<Vec<_>, _>>()?;
-    if out.exists() && !out.is_dir() {
-        return Err(InputError::new(
-            "--out",
-            "",
-            format!("{} exists and is not a directory", out.display()),
-        )
-        .into());
-    }
+    InputError::check_out_dir(out)?;
     let refs: Vec<&RunData> = runs.iter().collect();
     let mut figs: Vec<Fig> = [50, 95, 99]
         .iter()

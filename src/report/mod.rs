@@ -49,6 +49,19 @@ pub struct Written {
     pub text: String,
 }
 
+impl Written {
+    /// The terminal table(s) and where the page and the figures (in `dir`) went.
+    pub fn describe(&self, dir: &std::path::Path) -> String {
+        format!(
+            "{}wrote {} and {} figure files in {}\n",
+            self.text,
+            self.html.display(),
+            self.figures.len(),
+            dir.join("figures").display()
+        )
+    }
+}
+
 /// The run's flows, only those to `dport` when given.
 pub fn select_flows(run: &RunData, dport: Option<u16>) -> Vec<FctRow> {
     run.fct

@@ -111,17 +111,18 @@ fn thresholds_reject_bad_flags_with_exit_code_2() {
     );
 }
 
+/// Runs a P-PFC scenario as it is and with standard PFC instead.
+fn ppfc_and_standard(name: &str) -> (RunOutputs, RunOutputs) {
+    let text = scenario(name);
+    let quiet = "output.queue_interval=\"0s\"";
+    let ppfc = run(&text, &[quiet]);
+    let pfc = run(&text, &["switch.pfc.scheme=\"standard\"", quiet]);
+    (ppfc, pfc)
+}
+
 #[test]
 fn ppfc_keeps_the_16_to_1_buffer_well_below_standard_pfc_at_the_same_throughput() {
-    let text = scenario("ppfc-incast-16to1-ppfc.toml");
-    let ppfc = run(&text, &["output.queue_interval=\"0s\""]);
-    let pfc = run(
-        &text,
-        &[
-            "switch.pfc.scheme=\"standard\"",
-            "output.queue_interval=\"0s\"",
-        ],
-    );
+    let (ppfc, pfc) = ppfc_and_standard("ppfc-incast-16to1-ppfc.toml");
     let (sp, ss) = (&ppfc.summary, &pfc.summary);
     // Standard PFC lets the 4 MB shared buffer fill (P-PFC §5.1).
     assert!(ss.max_buffer_bytes > 3_600_000, "{}", ss.max_buffer_bytes);
@@ -143,15 +144,7 @@ fn ppfc_keeps_the_16_to_1_buffer_well_below_standard_pfc_at_the_same_throughput(
 
 #[test]
 fn ppfc_sends_no_pause_at_4_to_1_and_then_behaves_like_pfc() {
-    let text = scenario("ppfc-incast-4to1-ppfc.toml");
-    let ppfc = run(&text, &["output.queue_interval=\"0s\""]);
-    let pfc = run(
-        &text,
-        &[
-            "switch.pfc.scheme=\"standard\"",
-            "output.queue_interval=\"0s\"",
-        ],
-    );
+    let (ppfc, pfc) = ppfc_and_standard("ppfc-incast-4to1-ppfc.toml");
     assert_eq!(ppfc.summary.ppfc_pause_frames, 0);
     assert_eq!(ppfc.summary.max_buffer_bytes, pfc.summary.max_buffer_bytes);
     assert_eq!(ppfc.fct, pfc.fct, "no pause: the same run");

@@ -362,24 +362,8 @@ pub fn compare(
             c.params.kp,
             c.params.kd
         ),
-        format!(
-            "    model: {:.2} / {:.2} Gbps (std {:.2} / {:.2}), queue {:.2} KB (std {:.2})",
-            m.rate[0] / 1e9,
-            m.rate[1] / 1e9,
-            m.rate_std[0] / 1e9,
-            m.rate_std[1] / 1e9,
-            m.queue / 1e3,
-            m.queue_std / 1e3
-        ),
-        format!(
-            "    sim:   {:.2} / {:.2} Gbps goodput (std {:.2} / {:.2}), queue {:.2} KB (std {:.2})",
-            s.rate[0] / 1e9,
-            s.rate[1] / 1e9,
-            s.rate_std[0] / 1e9,
-            s.rate_std[1] / 1e9,
-            s.queue / 1e3,
-            s.queue_std / 1e3
-        ),
+        m.describe("model:", "Gbps"),
+        s.describe("sim:  ", "Gbps goodput"),
         format!(
             "    phase margin: {} without delay, {} with one base RTT of feedback delay",
             pm(c.margins),
