@@ -221,6 +221,8 @@ mod tests {
             line_rate: Rate::from_gbps(100),
             base_rtt: Delta::from_us(T_US),
             pair_rtt: Delta::from_us(T_US),
+            max_bdp: 125_000,
+            pair_bdp: 125_000,
             mtu: 1000,
             mtu_wire: 1062,
         };

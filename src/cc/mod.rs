@@ -12,6 +12,7 @@
 pub mod dcqcn;
 pub mod hpcc;
 pub mod none;
+pub mod ns3;
 
 use crate::packet::IntHop;
 use crate::units::{Delta, Rate, SimTime};
@@ -57,6 +58,10 @@ pub struct FlowCtx {
     pub base_rtt: Delta,
     /// This flow's own base RTT (propagation + serialization, idle network).
     pub pair_rtt: Delta,
+    /// The largest bandwidth-delay product over host pairs, bytes (ns-3's maxBdp).
+    pub max_bdp: u64,
+    /// This flow's bandwidth-delay product (bottleneck x pair RTT), bytes.
+    pub pair_bdp: u64,
     /// Payload bytes per full packet.
     pub mtu: u32,
     /// Wire bytes of a full data packet.
@@ -88,6 +93,8 @@ pub enum CcKind {
     None,
     Dcqcn(dcqcn::DcqcnConfig),
     Hpcc(hpcc::HpccConfig),
+    /// The HPCC ns-3 simulator's algorithms (`dcqcn-ns3`, `hpcc-ns3`, ...).
+    Ns3(ns3::Ns3Kind),
 }
 
 impl CcKind {
@@ -96,15 +103,35 @@ impl CcKind {
             CcKind::None => "none",
             CcKind::Dcqcn(_) => "dcqcn",
             CcKind::Hpcc(_) => "hpcc",
+            CcKind::Ns3(k) => k.algo.name(),
         }
     }
     /// Whether switches must stamp INT records for this algorithm.
     pub fn needs_int(&self) -> bool {
         matches!(self, CcKind::Hpcc(_))
+            || matches!(self, CcKind::Ns3(k) if matches!(k.algo, ns3::Ns3Algo::Hpcc | ns3::Ns3Algo::Timely))
     }
     /// Whether the algorithm reacts to ECN marks (so switches should mark by default).
     pub fn uses_ecn(&self) -> bool {
         matches!(self, CcKind::Dcqcn(_))
+            || matches!(self, CcKind::Ns3(k) if matches!(k.algo, ns3::Ns3Algo::Dcqcn | ns3::Ns3Algo::Dctcp))
+    }
+    /// Whether a rate change re-spaces the next packet from the last one, when
+    /// the scenario does not say (`model.repace_on_rate_change`): ns-3 does it
+    /// (`ChangeRate`) only for HPCC.
+    pub fn repace_on_rate_change(&self) -> Option<bool> {
+        match self {
+            CcKind::Ns3(k) => Some(k.algo == ns3::Ns3Algo::Hpcc),
+            _ => None,
+        }
+    }
+    /// A fixed INT area this algorithm puts on data packets instead of the
+    /// profile's, when the scenario does not say (ns-3 TIMELY: an 8-byte timestamp).
+    pub fn int_bytes(&self) -> Option<u32> {
+        match self {
+            CcKind::Ns3(k) if k.algo == ns3::Ns3Algo::Timely => Some(8),
+            _ => None,
+        }
     }
     /// Creates the controller for one new flow.
     pub fn new_flow(&self, ctx: &FlowCtx) -> Cc {
@@ -112,12 +139,21 @@ impl CcKind {
             CcKind::None => Cc::None(none::NoCc::new(ctx)),
             CcKind::Dcqcn(c) => Cc::Dcqcn(dcqcn::Dcqcn::new(c.clone(), ctx)),
             CcKind::Hpcc(c) => Cc::Hpcc(hpcc::Hpcc::new(c.clone(), ctx)),
+            CcKind::Ns3(k) => Cc::Ns3(k.new_flow(ctx)),
         }
     }
 }
 
 /// The names `cc.algorithm` accepts.
-pub const ALGORITHMS: &[&str] = &["none", "dcqcn", "hpcc"];
+pub const ALGORITHMS: &[&str] = &[
+    "none",
+    "dcqcn",
+    "hpcc",
+    "dcqcn-ns3",
+    "hpcc-ns3",
+    "timely-ns3",
+    "dctcp-ns3",
+];
 
 /// Per-flow controller state; static dispatch over the algorithms.
 #[derive(Clone, Debug)]
@@ -125,6 +161,7 @@ pub enum Cc {
     None(none::NoCc),
     Dcqcn(dcqcn::Dcqcn),
     Hpcc(hpcc::Hpcc),
+    Ns3(ns3::Ns3Cc),
 }
 
 macro_rules! dispatch {
@@ -133,6 +170,7 @@ macro_rules! dispatch {
             Cc::None($c) => $e,
             Cc::Dcqcn($c) => $e,
             Cc::Hpcc($c) => $e,
+            Cc::Ns3($c) => $e,
         }
     };
 }
@@ -179,6 +217,9 @@ pub struct CcSection {
     pub dcqcn: dcqcn::DcqcnConfig,
     #[serde(default)]
     pub hpcc: hpcc::HpccConfig,
+    /// Used by the ns-3 algorithms (`*-ns3`).
+    #[serde(default)]
+    pub ns3: ns3::Ns3CcConfig,
 }
 
 fn default_algorithm() -> String {
@@ -191,6 +232,7 @@ impl Default for CcSection {
             algorithm: default_algorithm(),
             dcqcn: Default::default(),
             hpcc: Default::default(),
+            ns3: Default::default(),
         }
     }
 }
@@ -211,6 +253,16 @@ impl CcSection {
                     .validate()
                     .map_err(|e| (format!("cc.hpcc.{}", e.0), e.1))?;
                 Ok(CcKind::Hpcc(self.hpcc.clone()))
+            }
+            name if ns3::Ns3Algo::from_name(name).is_some() => {
+                let algo = ns3::Ns3Algo::from_name(name).expect("checked by the guard");
+                self.ns3
+                    .validate(algo)
+                    .map_err(|e| (format!("cc.ns3.{}", e.0), e.1))?;
+                Ok(CcKind::Ns3(ns3::Ns3Kind {
+                    algo,
+                    cfg: self.ns3.clone(),
+                }))
             }
             other => Err((
                 "cc.algorithm".into(),

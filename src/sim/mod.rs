@@ -6,6 +6,8 @@
 //! stays busy, one `TxDone`. Forwarding is in `switching`, the NIC in `hosts`.
 
 mod hosts;
+pub mod mmu_config;
+pub mod ns3_paths;
 pub mod paths;
 mod switching;
 
@@ -19,7 +21,7 @@ use crate::packet::PacketPool;
 use crate::port::Egress;
 use crate::profile::IdealFct;
 use crate::scenario::RunConfig;
-use crate::switch::mmu::{Mmu, MmuConfig};
+use crate::switch::mmu::Mmu;
 use crate::switch::{Switch, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
@@ -102,6 +104,9 @@ pub struct Flow {
     pub recv: RecvQp,
     pub ideal: Delta,
     pub pair_rtt: Delta,
+    /// The pair's bandwidth-delay product in bytes (ns-3's `pairBdp` in the ns3
+    /// ideal-FCT model; bottleneck rate x `pair_rtt` otherwise).
+    pub pair_bdp: u64,
     pub fct: Option<Delta>,
 }
 
@@ -153,6 +158,8 @@ pub struct Sim {
     flows_done: usize,
     /// The control interval T given to controllers.
     base_rtt: Delta,
+    /// The largest BDP over host pairs, bytes (ns-3's `maxBdp`).
+    max_bdp: u64,
     seed: u64,
     pub stats: Stats,
     rec: Recorder,
@@ -194,28 +201,7 @@ impl Sim {
                         )
                     })
                     .collect();
-                let headroom = infos
-                    .iter()
-                    .map(|p| {
-                        cfg.pfc.headroom.unwrap_or_else(|| {
-                            // 2 x (rate x delay) in flight both ways + 3 frames (the one
-                            // being sent when XOFF leaves, the PAUSE itself, the one the
-                            // upstream has started).
-                            2 * p.rate.bytes_in(p.delay) + 3 * mtu_wire as u64
-                        })
-                    })
-                    .collect();
-                let mmu = Mmu::new(MmuConfig {
-                    buffer: cfg.pfc.buffer,
-                    lossless: cfg.pfc.enabled,
-                    threshold: cfg.pfc.threshold,
-                    alpha: vec![cfg.pfc.alpha; infos.len()],
-                    headroom,
-                    reserve: cfg.pfc.reserve,
-                    reserve_once_per_port: false,
-                    resume_offset: cfg.pfc.resume_offset,
-                    egress_alpha: cfg.pfc.egress_alpha,
-                });
+                let mmu = Mmu::new(mmu_config::mmu_config(&cfg, infos));
                 Switch {
                     node,
                     idx: i as u32,
@@ -241,6 +227,8 @@ impl Sim {
             })
             .collect();
 
+        let ns3 = (model.ideal_fct == IdealFct::Ns3)
+            .then(|| ns3_paths::Ns3Paths::new(topo, cfg.nic.mtu));
         let base_rtt = match model.ideal_fct {
             IdealFct::Alone => {
                 let rtt = paths::max_base_rtt(topo, |rate, delay| {
@@ -251,11 +239,16 @@ impl Sim {
                 // "Slightly greater than the maximum RTT" (HPCC §5.1): the next whole us.
                 Delta::from_us(rtt.ps() / crate::units::PS_PER_US + 1)
             }
-            IdealFct::Ns3 => paths::max_base_rtt(topo, |rate, delay| {
-                (2 * delay.as_ns()
-                    + (cfg.nic.mtu as u128 * 8_000_000_000 / rate.bps() as u128) as u64)
-                    * 1000
-            }),
+            IdealFct::Ns3 => ns3.as_ref().expect("built for ns3").max_rtt,
+        };
+        let max_bdp = match &ns3 {
+            Some(p) => p.max_bdp,
+            None => topo
+                .hosts
+                .iter()
+                .map(|&h| topo.host_port(h).rate.bytes_in(base_rtt))
+                .max()
+                .unwrap_or(0),
         };
 
         // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
@@ -267,7 +260,23 @@ impl Sim {
                 let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
                 let sport = *c;
                 *c = c.wrapping_add(1);
-                let (ideal, pair_rtt) = ideal_fct(&cfg, seed, spec, sport, ack_wire);
+                let (ideal, pair_rtt, pair_bdp) = match &ns3 {
+                    Some(p) => {
+                        let pair = p.pair(topo, spec.src, spec.dst);
+                        let ideal = ns3_paths::ns3_standalone(
+                            &pair,
+                            spec.size,
+                            cfg.nic.mtu,
+                            model.sizes.data_header,
+                        );
+                        (ideal, pair.rtt, pair.bdp)
+                    }
+                    None => {
+                        let (ideal, pair_rtt, bottleneck) =
+                            ideal_fct(&cfg, seed, spec, sport, ack_wire);
+                        (ideal, pair_rtt, bottleneck.bytes_in(pair_rtt))
+                    }
+                };
                 Flow {
                     spec: spec.clone(),
                     sport,
@@ -275,6 +284,7 @@ impl Sim {
                     recv: RecvQp::default(),
                     ideal,
                     pair_rtt,
+                    pair_bdp,
                     fct: None,
                 }
             })
@@ -313,6 +323,7 @@ impl Sim {
             next_flow: 0,
             flows_done: 0,
             base_rtt,
+            max_bdp,
             seed,
             stats: Stats::default(),
             rec,
@@ -533,6 +544,8 @@ impl Sim {
             line_rate: self.cfg.topo.host_port(f.spec.src).rate,
             base_rtt: self.base_rtt,
             pair_rtt: f.pair_rtt,
+            max_bdp: self.max_bdp,
+            pair_bdp: f.pair_bdp,
             mtu: self.cfg.nic.mtu,
             mtu_wire: self.cfg.mtu_wire(),
         }
@@ -543,14 +556,15 @@ impl Sim {
     }
 }
 
-/// Ideal FCT and base RTT of one flow (on its own ECMP path).
+/// Ideal FCT, base RTT and bottleneck rate of one flow (on its own ECMP path).
+/// (The ns-3 model's values come from [`ns3_paths`].)
 fn ideal_fct(
     cfg: &RunConfig,
     seed: u64,
     spec: &FlowSpec,
     sport: u16,
     ack_wire_no_hops: u32,
-) -> (Delta, Delta) {
+) -> (Delta, Delta, crate::units::Rate) {
     let model = &cfg.model;
     let data = paths::trace(
         &cfg.topo, model, seed, spec.src, spec.dst, sport, spec.dport,
@@ -559,6 +573,11 @@ fn ideal_fct(
         &cfg.topo, model, seed, spec.dst, spec.src, spec.dport, sport,
     );
     let sizes = &model.sizes;
+    let bottleneck = data
+        .iter()
+        .map(|h| h.rate)
+        .min()
+        .expect("a path has links");
     match model.ideal_fct {
         IdealFct::Alone => {
             let per_hop = if cfg.int_on { sizes.int_per_hop() } else { 0 };
@@ -575,11 +594,13 @@ fn ideal_fct(
             (
                 ideal,
                 paths::base_rtt(model, &data, cfg.mtu_wire(), ack_wire),
+                bottleneck,
             )
         }
         IdealFct::Ns3 => (
             paths::ideal_ns3(&data, spec.size, cfg.nic.mtu, sizes.data_header),
             paths::ns3_pair_rtt(&data, cfg.nic.mtu),
+            bottleneck,
         ),
     }
 }

@@ -20,6 +20,13 @@
 //!   buffer has room; otherwise dropped.
 //!
 //! Egress bytes per (port, class) are kept for ECN marking and diagnostics.
+//!
+//! With `ns3_admission` the arithmetic is the HPCC ns-3 simulator's
+//! (hpcc-ns3-model.md §2, switch-mmu.cc): the headroom decision counts only the
+//! bytes above the reserve (`ingress + size - reserve > threshold`), a packet is
+//! dropped only when both headroom and threshold are exceeded (no whole-buffer
+//! check), and the threshold is computed in wrapping 32-bit arithmetic, so it
+//! wraps when headroom and reserve exceed the buffer.
 
 use crate::port::CLASSES;
 
@@ -50,6 +57,8 @@ pub struct MmuConfig {
     pub resume_offset: u64,
     /// Lossy mode: egress dynamic-threshold alpha.
     pub egress_alpha: f64,
+    /// The ns-3 simulator's admission arithmetic (see the module docs).
+    pub ns3_admission: bool,
 }
 
 /// The outcome of an admission check.
@@ -76,6 +85,8 @@ pub struct Mmu {
     /// Bytes held in total.
     total_used: u64,
     pool: u64,
+    /// ns-3: `buffer - total_hdrm - total_rsrv` in wrapping 32-bit arithmetic.
+    ns3_pool: u32,
     peak_used: u64,
 }
 
@@ -98,6 +109,9 @@ impl Mmu {
             cfg.reserve * (ports * CLASSES) as u64
         };
         let pool = cfg.buffer.saturating_sub(hdrm_total + reserve_total);
+        let ns3_pool = (cfg.buffer as u32)
+            .wrapping_sub(hdrm_total as u32)
+            .wrapping_sub(reserve_total as u32);
         let n = ports * CLASSES;
         Mmu {
             cfg,
@@ -108,6 +122,7 @@ impl Mmu {
             shared_used: 0,
             total_used: 0,
             pool,
+            ns3_pool,
             peak_used: 0,
         }
     }
@@ -151,6 +166,10 @@ impl Mmu {
     pub fn threshold(&self, port: u16) -> u64 {
         match self.cfg.threshold {
             PfcThreshold::Static(t) => t,
+            PfcThreshold::Dynamic if self.cfg.ns3_admission => {
+                let free = self.ns3_pool.wrapping_sub(self.shared_used as u32);
+                (self.cfg.alpha[port as usize] * free as f64) as u64
+            }
             PfcThreshold::Dynamic => {
                 let free = self.pool.saturating_sub(self.shared_used);
                 (self.cfg.alpha[port as usize] * free as f64) as u64
@@ -163,7 +182,18 @@ impl Mmu {
     #[inline]
     pub fn admit(&mut self, inp: u16, class: u8, out: u16, size: u64) -> Admit {
         let i = ix(inp, class);
-        let verdict = if self.cfg.lossless {
+        let verdict = if self.cfg.lossless && self.cfg.ns3_admission {
+            let thresh = self.threshold(inp);
+            if self.hdrm[i] + size > self.cfg.headroom[inp as usize]
+                && self.shared_of(i) + size > thresh
+            {
+                Admit::Drop
+            } else if (self.ingress[i] + size).saturating_sub(self.cfg.reserve) > thresh {
+                Admit::Headroom
+            } else {
+                Admit::Shared
+            }
+        } else if self.cfg.lossless {
             let shared = self.shared_of(i);
             let over = shared + size > self.threshold(inp);
             if self.total_used + size > self.cfg.buffer
@@ -270,6 +300,7 @@ mod tests {
             reserve_once_per_port: false,
             resume_offset: 2_000,
             egress_alpha: 1.0,
+            ns3_admission: false,
         })
     }
 
@@ -337,6 +368,69 @@ mod tests {
         }
         assert_eq!(held, 500_000);
         assert!(!m.check_xoff(0, 3), "no PFC when lossy");
+    }
+
+    fn ns3_mmu() -> Mmu {
+        // Two 100G ports with 1 us links: headroom 3 x 12500 each, 4 KiB reserve
+        // subtracted once per port, 1 MiB buffer, alpha 1/8.
+        Mmu::new(MmuConfig {
+            buffer: 1 << 20,
+            lossless: true,
+            threshold: PfcThreshold::Dynamic,
+            alpha: vec![0.125; 2],
+            headroom: vec![37_500; 2],
+            reserve: 4096,
+            reserve_once_per_port: true,
+            resume_offset: 3072,
+            egress_alpha: 1.0,
+            ns3_admission: true,
+        })
+    }
+
+    #[test]
+    fn the_ns3_pool_subtracts_headroom_and_one_reserve_per_port() {
+        let m = ns3_mmu();
+        assert_eq!(m.pool(), (1 << 20) - 75_000 - 2 * 4096);
+        assert_eq!(m.threshold(0), m.pool() >> 3);
+    }
+
+    #[test]
+    fn ns3_admission_counts_only_bytes_above_the_reserve_against_the_threshold() {
+        let cfg = MmuConfig {
+            threshold: PfcThreshold::Static(500),
+            ..ns3_mmu().cfg
+        };
+        let mut m = Mmu::new(cfg.clone());
+        // 3 x 1090 B sit in the reserve; the 4th straddles it: 4360 - 4096 = 264
+        // bytes above the reserve <= 500, so ns-3 keeps it out of headroom.
+        for _ in 0..4 {
+            assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
+        }
+        assert_eq!(m.shared_used(), 264);
+        // The default rule charges the whole packet: 0 + 1090 > 500 goes to headroom.
+        let mut d = Mmu::new(MmuConfig {
+            ns3_admission: false,
+            reserve_once_per_port: false,
+            ..cfg
+        });
+        for _ in 0..3 {
+            assert_eq!(d.admit(0, 3, 1, 1090), Admit::Shared);
+        }
+        assert_eq!(d.admit(0, 3, 1, 1090), Admit::Headroom);
+    }
+
+    #[test]
+    fn the_ns3_threshold_wraps_when_headroom_exceeds_the_buffer() {
+        let mut m = Mmu::new(MmuConfig {
+            buffer: 60_000,
+            ..ns3_mmu().cfg
+        });
+        // 60000 - 75000 - 8192 wraps around 2^32: a huge threshold, never XOFF.
+        assert!(m.threshold(0) > 400_000_000);
+        for _ in 0..100 {
+            assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
+        }
+        assert!(!m.check_xoff(0, 3));
     }
 
     #[test]
