@@ -5,7 +5,8 @@
 //! picosecond time → [`topology`] of hosts and switches → [`switch`]es (shared-
 //! buffer MMU, PFC, RED/ECN, INT, ECMP) → [`nic`]s (queue pairs, pacing, windows,
 //! ACK/NACK/CNP, go-back-N) → congestion control ([`cc`]) → [`workload`]s →
-//! recorders ([`output`]). [`scenario`] turns a TOML file into a run; [`sim`] runs it.
+//! recorders ([`output`]). [`scenario`] turns a TOML file into a run; [`sim`] runs it;
+//! [`report`] draws a run directory's figures and compares runs.
 
 pub mod analytic;
 pub mod cc;
@@ -18,6 +19,7 @@ pub mod packet;
 pub mod plot;
 pub mod port;
 pub mod profile;
+pub mod report;
 pub mod reproduce;
 pub mod scenario;
 pub mod sim;

@@ -48,6 +48,7 @@ pub struct IntHop {
 #[repr(C, align(64))]
 pub struct Packet {
     /// Data: byte offset of the payload. ACK/NACK: cumulative bytes expected next.
+    /// PFC: the root pause of its propagation tree (diagnostics).
     pub seq: u64,
     /// Data: when the sender NIC put it on the wire. ACK: echo of that time.
     pub sent_at: SimTime,
@@ -58,6 +59,11 @@ pub struct Packet {
     pub dst: u32,
     /// Bytes on the wire (headers, INT and payload).
     pub wire: u32,
+    /// NACK with IRN loss recovery: the packet number (`seq / mtu`) of the
+    /// out-of-order packet that triggered it (a one-block SACK). PFC: the hop of
+    /// the pause in its propagation tree (diagnostics). Otherwise unused. (It
+    /// sits in what was alignment padding: the header stays 64 bytes.)
+    pub aux: u32,
     /// Receiver-assigned window in bytes piggybacked on ACKs (RCC); 0 = none.
     pub window: u64,
     /// Payload bytes (at most the MTU, which is below 9001).
@@ -93,6 +99,8 @@ pub mod flag {
     pub const ECE: u8 = 1 << 4;
     /// Data: a retransmission.
     pub const RETX: u8 = 1 << 5;
+    /// ACK: the receiver's last hop is busy (RCC §III-C, fed back for rcc-sender).
+    pub const RX_BUSY: u8 = 1 << 6;
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);
@@ -108,6 +116,7 @@ impl Packet {
             dst: 0,
             payload: 0,
             wire: 0,
+            aux: 0,
             window: 0,
             sport: 0,
             dport: 0,

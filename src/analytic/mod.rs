@@ -9,7 +9,8 @@
 //!   the model against the packet simulator (§6.1, Fig. 10).
 //! * [`rcc_fluid`]: the RCC fluid model (RCC §IV-A, Eq. 6-9), its open-loop
 //!   transfer function (Eq. 17-18), phase margin and loop bandwidth over
-//!   `(K_p, K_d)` (Fig. 4, 5).
+//!   `(K_p, K_d)` (Fig. 4, 5); [`rcc_compare`] the model against the packet
+//!   simulator running `rcc` on in-network congestion.
 //! * [`hpcc_discrete`]: HPCC's synchronous rate recursion on an incidence matrix
 //!   (Appendix A.2, Eq. 5-6 and its Lemma) and the additive-increase equilibrium
 //!   (A.3).
@@ -24,6 +25,7 @@ pub mod dcqcn_fluid;
 pub mod dcqcn_sweep;
 pub mod dde;
 pub mod hpcc_discrete;
+pub mod rcc_compare;
 pub mod rcc_fluid;
 pub mod report;
 

@@ -17,6 +17,18 @@
 //! previous sample to difference against) and `U` starts at 1, as a flow starting at
 //! line rate would measure; `W` is kept within `[min_rate x T, W_init]`, so the
 //! pacing rate never exceeds the line rate.
+//!
+//! Design variants for HPCC's own design study (both default to the paper's HPCC):
+//!
+//! * `reaction` (§3.2, §5.4 Fig. 13): `combined` is Algorithm 1 (per-ACK reaction
+//!   from the per-RTT reference `W^c`); `per-ack` commits `W^c = W` on every ACK (the
+//!   reaction compounds within an RTT: the overreaction of Fig. 13); `per-rtt`
+//!   reacts only to the first ACK beyond `lastUpdateSeq` and ignores the others
+//!   entirely, INT records included (so `u` spans a whole RTT), as the HPCC
+//!   authors' simulator does with fast reaction off (hpcc-ns3-model.md §7).
+//! * `rate_signal` (§3.4, Fig. 6): `tx` uses txRate in Eq. (2); `rx` replaces it with
+//!   rxRate, the rate of bytes arriving at the port (INT `rx_bytes`), "in all
+//!   calculations".
 
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::packet::{IntHop, MAX_INT_HOPS};
@@ -36,6 +48,32 @@ pub struct HpccConfig {
     pub t: Option<Delta>,
     /// Floor on the pacing rate (and so on W = rate x T).
     pub min_rate: Rate,
+    /// How ACKs drive the window: "combined" (Algorithm 1), "per-ack", "per-rtt".
+    pub reaction: Reaction,
+    /// Link-rate signal of Eq. (2): "tx" (txRate, the paper's) or "rx" (rxRate).
+    pub rate_signal: RateSignal,
+}
+
+/// HPCC §5.4's reaction strategies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reaction {
+    /// Per-ACK reaction from a per-RTT reference window (Algorithm 1).
+    #[default]
+    Combined,
+    /// Every ACK updates the reference window.
+    PerAck,
+    /// Only the first ACK of each RTT reacts; the others are ignored.
+    PerRtt,
+}
+
+/// HPCC §3.4's choice of the link-rate term.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RateSignal {
+    #[default]
+    Tx,
+    Rx,
 }
 
 impl Default for HpccConfig {
@@ -46,6 +84,8 @@ impl Default for HpccConfig {
             w_ai: Bytes(80),
             t: None,
             min_rate: Rate::from_mbps(100),
+            reaction: Reaction::Combined,
+            rate_signal: RateSignal::Tx,
         }
     }
 }
@@ -140,7 +180,11 @@ impl Hpcc {
             }
             let dt = (new.ts.ps() - old.ts.ps()) as f64 / PS_PER_S as f64;
             let b = new.rate.bps_f64() / 8.0; // bytes per second
-            let tx_rate = new.tx_bytes.saturating_sub(old.tx_bytes) as f64 / dt;
+            let bytes = match self.cfg.rate_signal {
+                RateSignal::Tx => new.tx_bytes.saturating_sub(old.tx_bytes),
+                RateSignal::Rx => new.rx_bytes.saturating_sub(old.rx_bytes),
+            };
+            let tx_rate = bytes as f64 / dt;
             let qlen = new.qlen.min(old.qlen) as f64;
             let u_hop = qlen / (b * self.t_s) + tx_rate / b;
             if u_hop > u {
@@ -187,8 +231,14 @@ impl CongestionControl for Hpcc {
             self.last[..hops.len()].copy_from_slice(hops);
             return;
         }
+        let new_rtt = ack.seq > self.last_update_seq;
+        let update_wc = match self.cfg.reaction {
+            Reaction::Combined => new_rtt,
+            Reaction::PerAck => true,
+            Reaction::PerRtt if new_rtt => true,
+            Reaction::PerRtt => return,
+        };
         let u = self.measure_inflight(hops);
-        let update_wc = ack.seq > self.last_update_seq;
         let w = self.compute_wind(u, update_wc);
         if update_wc {
             self.last_update_seq = ack.snd_nxt;
@@ -223,10 +273,17 @@ mod tests {
             pair_rtt: Delta::from_us(T_US),
             max_bdp: 125_000,
             pair_bdp: 125_000,
+            one_way: Delta::from_us(T_US / 2),
             mtu: 1000,
             mtu_wire: 1062,
         };
         Hpcc::new(HpccConfig::default(), &ctx)
+    }
+
+    fn hpcc_with(cfg: HpccConfig) -> Hpcc {
+        let mut h = hpcc();
+        h.cfg = cfg;
+        h
     }
 
     fn hop(ts_ns: u64, tx_bytes: u64, qlen: u64) -> IntHop {
@@ -250,6 +307,7 @@ mod tests {
             int: hops,
             data_sent_at: SimTime::ZERO,
             rx_window: None,
+            rx_busy: false,
         }
     }
 
@@ -337,5 +395,59 @@ mod tests {
         let u = h.utilization();
         let expect = (wc / (u / 0.95) + 80.0).min(125_000.0);
         assert!((h.reference_window() - expect).abs() < 1e-6);
+    }
+
+    #[test]
+    fn per_ack_reaction_compounds_the_cut_within_an_rtt() {
+        let cfg = HpccConfig {
+            reaction: Reaction::PerAck,
+            ..HpccConfig::default()
+        };
+        let mut h = hpcc_with(cfg);
+        h.on_ack(&ack(1000, 10_000, &[hop(0, 0, 125_000)]));
+        h.on_ack(&ack(2000, 50_000, &[hop(10_000, 125_000, 125_000)]));
+        let w1 = h.window().unwrap();
+        // Below lastUpdateSeq, the same load cuts again: W^c moved with W.
+        h.on_ack(&ack(3000, 60_000, &[hop(20_000, 250_000, 125_000)]));
+        let w2 = h.window().unwrap();
+        let expect = w1 as f64 / (2.0 / 0.95) + 80.0;
+        assert!((w2 as f64 - expect).abs() <= 1.0, "{w1} -> {w2}");
+    }
+
+    #[test]
+    fn per_rtt_reaction_ignores_acks_inside_the_rtt() {
+        let cfg = HpccConfig {
+            reaction: Reaction::PerRtt,
+            ..HpccConfig::default()
+        };
+        let mut h = hpcc_with(cfg);
+        h.on_ack(&ack(1000, 10_000, &[hop(0, 0, 125_000)]));
+        h.on_ack(&ack(2000, 50_000, &[hop(10_000, 125_000, 125_000)]));
+        let w1 = h.window();
+        let u1 = h.utilization();
+        h.on_ack(&ack(3000, 60_000, &[hop(12_000, 150_000, 0)]));
+        assert_eq!(h.window(), w1);
+        assert_eq!(h.utilization(), u1, "the ACK is ignored entirely");
+        // The next RTT's first ACK differences against the records of the last
+        // reaction (ts 10 us), not the ignored ACK's (12 us): tau = T, U = u.
+        h.on_ack(&ack(50_001, 90_000, &[hop(20_000, 250_000, 0)]));
+        assert!((h.utilization() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rx_rate_signal_reads_the_bytes_arriving_at_the_port() {
+        let cfg = HpccConfig {
+            rate_signal: RateSignal::Rx,
+            ..HpccConfig::default()
+        };
+        let mut h = hpcc_with(cfg);
+        let mut a = hop(0, 0, 0);
+        let mut b = hop(10_000, 125_000, 0);
+        a.rx_bytes = 0;
+        // Twice the line rate arrived while the port sent at line rate: u = 2.
+        b.rx_bytes = 250_000;
+        h.on_ack(&ack(1000, 10_000, &[a]));
+        h.on_ack(&ack(2000, 20_000, &[b]));
+        assert!((h.utilization() - 2.0).abs() < 1e-9);
     }
 }

@@ -3,6 +3,12 @@
 //! Reports packet transmissions per second (PTS: packets of any kind put on any
 //! link, per wall-clock second) and events per second. Each scenario runs
 //! `--repeat` times; the best run is reported (the least disturbed by the machine).
+//! `--recorders` measures the cost of the recorders: `off` (the default: no
+//! output files, only the in-memory FCT records), `default` (the `[output]`
+//! defaults, files written to a temporary directory, queue.csv sampling off as
+//! the fat-tree scenario has it) or `all` (every recorder on every switch port and
+//! flow: queue.csv every 10 us, histograms, link utilization and flow rates every
+//! 10 us, latency of all flows).
 
 use crate::error::Error;
 use crate::scenario::load;
@@ -20,6 +26,30 @@ pub struct BenchArgs {
     /// Also run the large fat-tree benchmark (320 hosts, FB_Hadoop 30% load, 1 ms of arrivals).
     #[arg(long)]
     pub full: bool,
+    /// Recorders: off, default or all.
+    #[arg(long, value_enum, default_value_t = Recorders::Off)]
+    pub recorders: Recorders,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorders {
+    Off,
+    Default,
+    All,
+}
+
+fn recorder_overrides(r: Recorders) -> Vec<String> {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect();
+    match r {
+        Recorders::Off => vec![],
+        Recorders::Default => s(&["output.queue_interval=\"0s\""]),
+        Recorders::All => s(&[
+            "output.queue_interval=\"10us\"",
+            "output.link_utilization=\"10us\"",
+            "output.flow_rates={ flows = \"all\", interval = \"10us\" }",
+            "output.latency={ flows = \"all\" }",
+        ]),
+    }
 }
 
 /// (name, scenario text, overrides)
@@ -67,16 +97,21 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
         "{:<32} {:>10} {:>12} {:>12} {:>10} {:>10}",
         "scenario", "wall s", "packets", "events", "M pkts/s", "M ev/s"
     );
-    for (name, text, set) in scenarios(args.full) {
+    let tmp = std::env::temp_dir().join(format!("rocesim-bench-{}", std::process::id()));
+    let out_dir = (args.recorders != Recorders::Off).then_some(tmp.as_path());
+    for (name, text, mut set) in scenarios(args.full) {
         if args.only.as_deref().is_some_and(|o| !name.contains(o)) {
             continue;
         }
+        set.extend(recorder_overrides(args.recorders));
         let mut best: Option<crate::output::Summary> = None;
         for _ in 0..args.repeat.max(1) {
             let loaded = load::load_str(text, name, &base, name, &set)?;
             let mut cfg = crate::scenario::resolve(&loaded)?;
-            cfg.output.queue_interval = None;
-            let out = crate::run(cfg, &RunOptions::default(), None, &mut |_, _, _| {})?;
+            if args.recorders == Recorders::Off {
+                cfg.output.queue_interval = None;
+            }
+            let out = crate::run(cfg, &RunOptions::default(), out_dir, &mut |_, _, _| {})?;
             if best
                 .as_ref()
                 .is_none_or(|b| out.summary.wall_seconds < b.wall_seconds)
@@ -94,6 +129,9 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
             s.packets_per_second / 1e6,
             s.events_per_second / 1e6
         );
+    }
+    if out_dir.is_some() {
+        let _ = std::fs::remove_dir_all(&tmp);
     }
     Ok(())
 }

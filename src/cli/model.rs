@@ -48,15 +48,17 @@ pub struct ModelArgs {
     /// dcqcn-fluid: "fig11", "fig12", or KEY=V1,V2,... to vary one parameter.
     #[arg(long, value_name = "SWEEP")]
     pub sweep: Vec<String>,
-    /// Also run the matching packet-level scenario and compare (dcqcn-fluid).
+    /// Also run the matching packet-level scenario and compare (dcqcn-fluid,
+    /// rcc-fluid).
     #[arg(long)]
     pub compare_sim: bool,
     /// dcqcn-fluid --compare-sim: start of the second flow (DCQCN §6.1: 10ms).
     #[arg(long, default_value = "10ms")]
     pub offset: String,
-    /// dcqcn-fluid --compare-sim: length of the run (Fig. 10: 100ms).
-    #[arg(long, default_value = "100ms")]
-    pub sim_duration: String,
+    /// --compare-sim: length of the run (dcqcn-fluid: 100ms as Fig. 10;
+    /// rcc-fluid: 2ms).
+    #[arg(long)]
+    pub sim_duration: Option<String>,
 }
 
 pub fn model(args: &ModelArgs) -> Result<(), Error> {
@@ -119,7 +121,10 @@ fn dcqcn(args: &ModelArgs, out: &Path) -> Result<(), Error> {
     let compare_times = if args.compare_sim {
         Some((
             parse_delta("--offset", &args.offset)?,
-            parse_delta("--sim-duration", &args.sim_duration)?,
+            parse_delta(
+                "--sim-duration",
+                args.sim_duration.as_deref().unwrap_or("100ms"),
+            )?,
         ))
     } else {
         None
@@ -187,14 +192,20 @@ fn generic_panel(spec: &str, base: &DcqcnFluidParams) -> Result<dcqcn_sweep::Pan
 // ------------------------------------------------------- rcc-fluid, hpcc-discrete
 
 fn rcc(args: &ModelArgs, out: &Path) -> Result<(), Error> {
-    if args.compare_sim {
-        let msg =
-            "needs the rcc congestion control (issue 3), which the simulator does not have yet";
-        return Err(InputError::new("--compare-sim", "", msg).into());
-    }
     let p = with_overrides(&RccFluidParams::default(), &args.set)?;
     p.validate().map_err(|e| e.with_file("--set"))?;
+    let duration = match args.compare_sim {
+        true => Some(parse_delta(
+            "--sim-duration",
+            args.sim_duration.as_deref().unwrap_or("2ms"),
+        )?),
+        false => None,
+    };
     print(report::rcc::run(&p, out)?);
+    if let Some(d) = duration {
+        let c = crate::analytic::rcc_compare::compare(&p, d, &[])?;
+        print(report::rcc::compare(&c, out)?);
+    }
     Ok(())
 }
 
@@ -232,20 +243,35 @@ mod tests {
     }
 
     #[test]
-    fn rcc_compare_sim_waits_for_the_rcc_algorithm() {
+    fn rcc_compare_sim_writes_the_comparison_and_rejects_a_bad_duration() {
+        let dir = std::env::temp_dir().join(format!("rocesim-model-rcc-{}", std::process::id()));
         let args = ModelArgs {
             name: ModelName::RccFluid,
-            out: Some(std::env::temp_dir().join("rocesim-model-rcc-unused")),
-            set: vec![],
+            out: Some(dir.clone()),
+            set: vec!["duration=200us".into()],
             preset: None,
             sweep: vec![],
             compare_sim: true,
             offset: "10ms".into(),
-            sim_duration: "100ms".into(),
+            sim_duration: Some("300us".into()),
         };
-        let e = model(&args).unwrap_err();
+        model(&args).unwrap();
+        for f in [
+            "compare.csv",
+            "compare-summary.csv",
+            "compare-rates.svg",
+            "compare-queue.png",
+        ] {
+            assert!(dir.join(f).exists(), "{f}");
+        }
+        let bad = ModelArgs {
+            sim_duration: Some("5".into()),
+            ..args
+        };
+        let e = model(&bad).unwrap_err();
         assert_eq!(e.exit_code(), 2);
-        assert!(e.to_string().contains("issue 3"), "{e}");
+        assert!(e.to_string().contains("--sim-duration"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -259,7 +285,7 @@ mod tests {
             sweep: vec![],
             compare_sim: false,
             offset: "10ms".into(),
-            sim_duration: "100ms".into(),
+            sim_duration: None,
         };
         model(&args).unwrap();
         for f in [

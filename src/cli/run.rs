@@ -17,12 +17,18 @@ pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
 /// [`load`], with `seed` (from `--seed`) replacing the scenario's `seed` before
 /// the workload generators draw their flows.
 pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, Error> {
+    // The seed goes in as an override so that the effective scenario text (saved
+    // as scenario.toml) names it.
+    let mut set = args.set.clone();
+    if let Some(s) = seed {
+        set.push(format!("seed={s}"));
+    }
     let mut loaded = match &args.scenario {
         Some(path) => {
             if !path.exists() {
                 return Err(InputError::in_file(path, "", "no such scenario file").into());
             }
-            load::load_path(path, &args.set)?
+            load::load_path(path, &set)?
         }
         None => {
             let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
@@ -31,7 +37,7 @@ pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, 
                 "built-in quickstart",
                 &base,
                 "quickstart",
-                &args.set,
+                &set,
             )?
         }
     };
@@ -57,7 +63,11 @@ pub fn validate(args: &ScenarioArgs) -> Result<(), Error> {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Error> {
-    let cfg = load_seeded(&args.scenario, args.seed)?;
+    let mut scenario = args.scenario.clone();
+    if let Some(fmt) = &args.fct_format {
+        scenario.set.push(format!("output.fct_format={fmt}"));
+    }
+    let cfg = load_seeded(&scenario, args.seed)?;
     let out = args
         .out
         .clone()
@@ -103,6 +113,12 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     let outputs = res?;
     if !args.quiet {
         print_table(&name, &out, &outputs);
+    }
+    if args.report {
+        let w = crate::report::report(&out, &crate::report::ReportOptions::default())?;
+        if !args.quiet {
+            super::print_out(&format!("{}report: {}\n", w.text, w.html.display()));
+        }
     }
     Ok(())
 }

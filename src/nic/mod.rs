@@ -1,5 +1,6 @@
 //! RDMA NIC: one port, reliable-connection queue pairs, pacing, windows, ACK/NACK
-//! and CNP generation, go-back-N and a retransmission timeout.
+//! and CNP generation, loss recovery (go-back-N, go-back-0 or IRN, [`irn`]) and
+//! retransmission timeouts.
 //!
 //! Transmit selection (per packet): the control queue (ACK/NACK/CNP) first, unless
 //! its class is paused; then round robin over the queue pairs that are eligible:
@@ -7,7 +8,9 @@
 //! is eligible the NIC sleeps until the earliest pacing time. The behaviour itself
 //! is in `sim::hosts`.
 
+pub mod irn;
 pub mod qp;
+pub mod rx;
 
 use crate::packet::PktQueue;
 use crate::port::Egress;
@@ -24,4 +27,6 @@ pub struct Nic {
     /// Round-robin position in `active`.
     pub rr: usize,
     pub rng: ChaCha8Rng,
+    /// Receiver-side congestion-control state (RCC's N and B_R).
+    pub rx: rx::RxNicState,
 }

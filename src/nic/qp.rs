@@ -1,7 +1,9 @@
 //! Per-flow transport state, kept apart from the congestion-control algorithm's
 //! own variables: the sender's queue pair and the receiver's sequence tracking.
 
+use super::irn::{IrnReceiver, IrnSender};
 use crate::cc::Cc;
+use crate::cc::receiver::RxCtl;
 use crate::units::SimTime;
 
 /// Sender side of a reliable connection (one RDMA WRITE message).
@@ -24,6 +26,8 @@ pub struct SendQp {
     /// Retransmission deadline, `SimTime::MAX` when nothing is outstanding.
     pub rto_at: SimTime,
     pub done: bool,
+    /// IRN selective-retransmission state (IRN loss recovery only).
+    pub irn: Option<IrnSender>,
     // Counters for the per-flow record.
     pub retx_bytes: u64,
     pub timeouts: u32,
@@ -45,6 +49,7 @@ impl SendQp {
             timer_at: SimTime::MAX,
             rto_at: SimTime::MAX,
             done: false,
+            irn: None,
             retx_bytes: 0,
             timeouts: 0,
             cnps: 0,
@@ -61,6 +66,28 @@ impl SendQp {
     #[inline]
     pub fn has_data(&self) -> bool {
         !self.done && self.snd_nxt < self.size
+    }
+
+    /// Whether a packet may go now, pacing and pauses aside: a lost packet to
+    /// resend (IRN), or new data within the window (and IRN's BDP cap).
+    #[inline]
+    pub fn sendable(&self, mtu: u64) -> bool {
+        match &self.irn {
+            None => self.has_data() && self.cc_window_open(),
+            Some(irn) => {
+                !self.done
+                    && (irn.next_lost().is_some()
+                        || (self.snd_nxt < self.size
+                            && self.cc_window_open()
+                            && irn.may_send_new(self.snd_una / mtu, self.snd_nxt / mtu)))
+            }
+        }
+    }
+
+    #[inline]
+    fn cc_window_open(&self) -> bool {
+        use crate::cc::CongestionControl;
+        self.cc.window().is_none_or(|w| self.in_flight() < w)
     }
 }
 
@@ -82,4 +109,8 @@ pub struct RecvQp {
     pub delivered: u64,
     /// Time the last byte was delivered.
     pub finished_at: Option<SimTime>,
+    /// Receiver-side congestion control (RCC), if any.
+    pub ctl: RxCtl,
+    /// IRN: out-of-order packets kept (IRN loss recovery only).
+    pub irn: Option<IrnReceiver>,
 }

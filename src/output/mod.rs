@@ -1,17 +1,29 @@
 //! Recorders and run outputs.
 //!
-//! A run directory holds `fct.csv`, `pfc.csv`, `queue.csv` and `summary.json`.
-//! Recorders stream rows to temporary files as the run goes (memory stays bounded)
-//! and rename them into place only when the run succeeds: a failed run leaves no
-//! half-written output. Numbers are formatted deterministically, so the same
-//! scenario and seed give byte-identical files (except the wall-clock keys of
-//! summary.json).
+//! A run directory holds `fct.csv`, `pfc.csv`, `queue.csv`, `summary.json` and
+//! `scenario.toml` (the effective scenario), plus what `[output]` turns on:
+//! `queue_hist.csv` (on by default), `link_util.csv`, `flow_rates.csv` and
+//! `latency_hist.csv` (on by default for flows under 100KB), and with
+//! `fct_format = "ns3"` the HPCC ns-3 simulator's `fct.txt`, `pfc.txt` and
+//! `qlen.txt` ([`ns3`]). docs/models.md lists every column.
+//!
+//! Recorders stream rows to temporary files as the run goes, and keep only
+//! O(ports + flows) state in memory (histograms have fixed bins), so memory stays
+//! bounded on long runs; files are renamed into place only when the run succeeds:
+//! a failed run leaves no half-written output. Numbers are formatted
+//! deterministically, so the same scenario and seed give byte-identical files
+//! (except the wall-clock keys of summary.json). The extra recorders run only when
+//! the run writes a directory.
 
 mod atomic;
+pub mod hist;
+pub mod ns3;
+pub mod series;
 mod summary;
 
 pub use atomic::AtomicFile;
-pub use summary::{Summary, SummaryInput, percentile};
+pub use series::{FlowCounters, PortCounters};
+pub use summary::{PfcHeadline, Summary, SummaryInput, percentile};
 
 use crate::error::Error;
 use crate::units::{Delta, SimTime};
@@ -47,6 +59,8 @@ impl FctRecord {
 pub enum PfcKind {
     Pause,
     Resume,
+    /// A timed pause lapsed (no RESUME frame).
+    Expire,
 }
 
 /// One queue-length sample.
@@ -69,6 +83,8 @@ pub struct RateSample {
     pub window: Option<u64>,
     /// Payload bytes the receiver has in order.
     pub delivered: u64,
+    /// How receiver-driven control (RCC) classifies the flow's congestion.
+    pub congestion: crate::cc::Congestion,
 }
 
 /// What a run returns.
@@ -93,8 +109,15 @@ pub fn fmt_ns(ps: u64) -> String {
     }
 }
 
-pub const FCT_HEADER: &str =
-    "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,timeouts";
+pub const FCT_HEADER: &str = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,timeouts,dport";
+
+/// One egress port the per-port recorders watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WatchedPort {
+    pub gid: u32,
+    pub node: u32,
+    pub port: u16,
+}
 
 pub struct Recorder {
     dir: Option<PathBuf>,
@@ -106,6 +129,18 @@ pub struct Recorder {
     samples: Vec<QueueSample>,
     rates: Vec<RateSample>,
     io_error: Option<Error>,
+    /// Whole files produced at the end of the run (name, content).
+    extra: Vec<(&'static str, Vec<u8>)>,
+    /// The effective scenario, written as scenario.toml.
+    scenario: Option<String>,
+    watched: Vec<WatchedPort>,
+    queue_hist: Option<hist::QueueHists>,
+    link_util: Option<series::LinkUtil>,
+    flow_rates: Option<series::FlowRates>,
+    /// Flows whose packets' one-way delays are recorded, and the histogram.
+    latency: Option<(Vec<bool>, hist::CountHist)>,
+    /// The ns-3 simulator's files (`output.fct_format = "ns3"`).
+    ns3: Option<ns3::Ns3Files>,
 }
 
 impl Recorder {
@@ -121,6 +156,14 @@ impl Recorder {
             samples: Vec::new(),
             rates: Vec::new(),
             io_error: None,
+            extra: Vec::new(),
+            scenario: None,
+            watched: Vec::new(),
+            queue_hist: None,
+            link_util: None,
+            flow_rates: None,
+            latency: None,
+            ns3: None,
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
@@ -137,6 +180,128 @@ impl Recorder {
         Ok(r)
     }
 
+    /// Turns on the recorders `cfg.output` asks for (only when writing a
+    /// directory), watching `watched` ports among `n_egress` egress ports.
+    pub fn configure(
+        &mut self,
+        cfg: &crate::scenario::RunConfig,
+        n_egress: usize,
+        watched: Vec<WatchedPort>,
+    ) -> Result<(), Error> {
+        let Some(dir) = self.dir.clone() else {
+            return Ok(());
+        };
+        let plan = &cfg.output;
+        let start = cfg.flows.first().map_or(SimTime::ZERO, |f| f.start);
+        self.scenario = Some(format!(
+            "# The effective scenario of this run, from {} (relative paths are relative to its directory).\n{}",
+            cfg.source, cfg.scenario_text
+        ));
+        if plan.queue_histogram && !watched.is_empty() {
+            self.queue_hist = Some(hist::QueueHists::new(n_egress, start));
+        }
+        if plan.link_utilization.is_some() && !watched.is_empty() {
+            let f = AtomicFile::create(&dir, "link_util.csv")?;
+            self.link_util = Some(series::LinkUtil::new(f, watched.len(), start)?);
+        }
+        if let Some((set, _)) = &plan.flow_rates {
+            let f = AtomicFile::create(&dir, "flow_rates.csv")?;
+            let starts = cfg.flows.iter().map(|f| f.start).collect();
+            self.flow_rates = Some(series::FlowRates::new(f, set.mask(&cfg.flows), starts)?);
+        }
+        if !plan.latency.is_empty() {
+            self.latency = Some((plan.latency.mask(&cfg.flows), hist::CountHist::default()));
+        }
+        if plan.fct_format == crate::scenario::FctFormat::Ns3 {
+            let is_switch = (0..cfg.topo.spec.kinds.len())
+                .map(|n| !cfg.topo.is_host(crate::topology::NodeId(n as u32)))
+                .collect();
+            self.ns3 = Some(ns3::Ns3Files::create(
+                &dir,
+                is_switch,
+                plan.ns3_time_offset.ps(),
+                plan.qlen_mon.is_some(),
+            )?);
+        }
+        self.watched = watched;
+        Ok(())
+    }
+
+    /// Whether qlen.txt is written.
+    pub fn ns3_qlen_on(&self) -> bool {
+        self.ns3.as_ref().is_some_and(|n| n.qlen_on())
+    }
+
+    /// One qlen.txt sample of switch egress ports (node, port, bytes).
+    pub fn ns3_qlen_sample(
+        &mut self,
+        now: SimTime,
+        ports: impl Iterator<Item = (u32, u16, u64)>,
+        last: bool,
+    ) {
+        if let Some(n) = self.ns3.as_mut() {
+            let res = n.qlen_sample(now, ports, last);
+            self.note(res);
+        }
+    }
+
+    /// The queue of egress `gid` is about to change from `old` bytes.
+    #[inline]
+    pub fn queue_change(&mut self, gid: u32, now: SimTime, old: u64) {
+        if let Some(h) = self.queue_hist.as_mut() {
+            h.change(gid, now, old);
+        }
+    }
+
+    /// A data packet of flow `fid`, sent at `sent_at`, reached its receiver now.
+    #[inline]
+    pub fn packet_delivered(&mut self, fid: usize, sent_at: SimTime, now: SimTime) {
+        if let Some((sel, h)) = self.latency.as_mut()
+            && sel[fid]
+        {
+            h.add(now.ps().saturating_sub(sent_at.ps()));
+        }
+    }
+
+    /// The ports per-port recorders watch.
+    pub fn watched(&self) -> &[WatchedPort] {
+        &self.watched
+    }
+
+    pub fn link_util_on(&self) -> bool {
+        self.link_util.is_some()
+    }
+
+    /// One link-utilization row per watched port (in `watched()` order).
+    pub fn link_util_sample(&mut self, now: SimTime, counters: &[PortCounters]) {
+        if let Some(u) = self.link_util.as_mut() {
+            let mut res = Ok(());
+            for (k, c) in counters.iter().enumerate() {
+                res = res.and(u.row(now, k, *c));
+            }
+            u.tick_done(now);
+            self.note(res);
+        }
+    }
+
+    /// Whether the flow-rate recorder runs.
+    pub fn flow_rates_on(&self) -> bool {
+        self.flow_rates.is_some()
+    }
+
+    /// Whether flow `fid`'s rates are recorded.
+    #[inline]
+    pub fn flow_rate_on(&self, fid: usize) -> bool {
+        self.flow_rates.as_ref().is_some_and(|r| r.is_selected(fid))
+    }
+
+    pub fn flow_rate(&mut self, now: SimTime, fid: usize, c: FlowCounters) {
+        if let Some(r) = self.flow_rates.as_mut() {
+            let res = r.row(now, fid, c);
+            self.note(res);
+        }
+    }
+
     fn note<T>(&mut self, res: Result<T, Error>) {
         if let Err(e) = res
             && self.io_error.is_none()
@@ -149,7 +314,7 @@ impl Recorder {
         if let Some(f) = self.fct_file.as_mut() {
             let res = writeln!(
                 f,
-                "{},{},{},{},{},{},{},{:.6},{},{},{}",
+                "{},{},{},{},{},{},{},{:.6},{},{},{},{}",
                 r.flow_id,
                 r.src,
                 r.dst,
@@ -160,9 +325,14 @@ impl Recorder {
                 r.slowdown(),
                 r.retx_bytes,
                 r.cnps,
-                r.timeouts
+                r.timeouts,
+                r.dport
             )
             .map_err(|e| f.err(e));
+            self.note(res);
+        }
+        if let Some(n) = self.ns3.as_mut() {
+            let res = n.flow_done(&r);
             self.note(res);
         }
         self.fct.push(r);
@@ -173,9 +343,14 @@ impl Recorder {
             let ev = match kind {
                 PfcKind::Pause => "pause",
                 PfcKind::Resume => "resume",
+                PfcKind::Expire => "expire",
             };
             let res = writeln!(f, "{},{node},{port},{class},{ev}", fmt_ns(now.ps()))
                 .map_err(|e| f.err(e));
+            self.note(res);
+        }
+        if let Some(n) = self.ns3.as_mut() {
+            let res = n.pfc_event(now, node, port, kind);
             self.note(res);
         }
     }
@@ -200,6 +375,12 @@ impl Recorder {
         self.rates.push(s);
     }
 
+    /// A whole file to write with the others when the run ends (atomically, and
+    /// only if it succeeds).
+    pub fn add_file(&mut self, name: &'static str, content: Vec<u8>) {
+        self.extra.push((name, content));
+    }
+
     /// Writes summary.json and moves every file into place.
     pub fn finish(mut self, input: SummaryInput) -> Result<RunOutputs, Error> {
         if let Some(e) = self.io_error.take() {
@@ -210,15 +391,30 @@ impl Recorder {
             let mut s = AtomicFile::create(dir, "summary.json")?;
             let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
             writeln!(s, "{json}").map_err(|e| s.err(e))?;
-            for f in [
+            let mut files = vec![
                 self.fct_file.take(),
                 self.pfc_file.take(),
                 self.queue_file.take(),
+                self.link_util.take().map(series::LinkUtil::into_file),
+                self.flow_rates.take().map(series::FlowRates::into_file),
+                self.write_queue_hist(dir, input.end)?,
+                self.write_latency_hist(dir)?,
                 Some(s),
-            ]
-            .into_iter()
-            .flatten()
-            {
+            ];
+            if let Some(n) = self.ns3.take() {
+                files.extend(n.into_files().into_iter().map(Some));
+            }
+            for (name, content) in std::mem::take(&mut self.extra) {
+                let mut f = AtomicFile::create(dir, name)?;
+                f.write_all(&content).map_err(|e| f.err(e))?;
+                files.push(Some(f));
+            }
+            if let Some(text) = &self.scenario {
+                let mut f = AtomicFile::create(dir, "scenario.toml")?;
+                f.write_all(text.as_bytes()).map_err(|e| f.err(e))?;
+                files.push(Some(f));
+            }
+            for f in files.into_iter().flatten() {
                 f.commit()?;
             }
         }
@@ -229,5 +425,34 @@ impl Recorder {
             rates: self.rates,
             out_dir: self.dir,
         })
+    }
+
+    /// queue_hist.csv: per watched port, the time its queue spent in each length bin.
+    fn write_queue_hist(&self, dir: &Path, end: SimTime) -> Result<Option<AtomicFile>, Error> {
+        let Some(h) = &self.queue_hist else {
+            return Ok(None);
+        };
+        let mut f = AtomicFile::create(dir, "queue_hist.csv")?;
+        writeln!(f, "node,port,lo_bytes,hi_bytes,time_ns").map_err(|e| f.err(e))?;
+        for w in &self.watched {
+            for (lo, hi, ps) in h.rows(w.gid, end) {
+                writeln!(f, "{},{},{lo},{hi},{}", w.node, w.port, fmt_ns(ps))
+                    .map_err(|e| f.err(e))?;
+            }
+        }
+        Ok(Some(f))
+    }
+
+    /// latency_hist.csv: one-way delays of the selected flows' data packets.
+    fn write_latency_hist(&self, dir: &Path) -> Result<Option<AtomicFile>, Error> {
+        let Some((_, h)) = &self.latency else {
+            return Ok(None);
+        };
+        let mut f = AtomicFile::create(dir, "latency_hist.csv")?;
+        writeln!(f, "lo_ns,hi_ns,packets").map_err(|e| f.err(e))?;
+        for (lo, hi, n) in h.rows() {
+            writeln!(f, "{},{},{n}", fmt_ns(lo), fmt_ns(hi)).map_err(|e| f.err(e))?;
+        }
+        Ok(Some(f))
     }
 }

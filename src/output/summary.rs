@@ -19,6 +19,20 @@ pub struct SummaryInput {
     pub base_rtt: Delta,
     pub peak_packets: usize,
     pub peak_events: usize,
+    pub pfc: PfcHeadline,
+}
+
+/// Headline numbers of the PFC diagnostics (pfc_diagnostics.json has the rest).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PfcHeadline {
+    /// Deepest propagation of a pause, in hops upstream (HPCC Fig. 1a).
+    pub max_propagation_hops: u8,
+    /// Flows paused at a switch although their own egress there was not congested.
+    pub victim_flows: usize,
+    /// (port, class, window) triples paused more than the storm fraction.
+    pub storm_windows: u64,
+    /// A deadlock was detected (the run stopped).
+    pub deadlock: bool,
 }
 
 /// Nearest-rank percentile (`p` in 0..=100) of sorted values; 0 when empty.
@@ -45,6 +59,11 @@ pub struct Summary {
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
     pub pfc_paused_ns: f64,
+    pub ppfc_pause_frames: u64,
+    pub pfc_max_propagation_hops: u8,
+    pub pfc_victim_flows: usize,
+    pub pfc_storm_windows: u64,
+    pub pfc_deadlock: bool,
     pub drops: u64,
     pub drops_buffer: u64,
     pub drops_link: u64,
@@ -52,6 +71,7 @@ pub struct Summary {
     pub payload_received_bytes: u64,
     pub delivered_bytes: u64,
     pub retransmitted_bytes: u64,
+    pub retransmitted_packets: u64,
     pub timeouts: u64,
     pub cnps_sent: u64,
     pub nacks_sent: u64,
@@ -85,6 +105,11 @@ impl Summary {
             pfc_pause_frames: s.pfc_pause_frames,
             pfc_resume_frames: s.pfc_resume_frames,
             pfc_paused_ns: i.pfc_paused.as_ns_f64(),
+            ppfc_pause_frames: s.ppfc_pause_frames,
+            pfc_max_propagation_hops: i.pfc.max_propagation_hops,
+            pfc_victim_flows: i.pfc.victim_flows,
+            pfc_storm_windows: i.pfc.storm_windows,
+            pfc_deadlock: i.pfc.deadlock,
             drops: s.drops_buffer + s.drops_link + s.drops_no_route,
             drops_buffer: s.drops_buffer,
             drops_link: s.drops_link,
@@ -92,6 +117,7 @@ impl Summary {
             payload_received_bytes: s.payload_rx_bytes,
             delivered_bytes: s.delivered_bytes,
             retransmitted_bytes: s.retx_bytes,
+            retransmitted_packets: s.retx_packets,
             timeouts: s.timeouts,
             cnps_sent: s.cnps_sent,
             nacks_sent: s.nacks_sent,

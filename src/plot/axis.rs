@@ -23,6 +23,9 @@ pub struct AxisSpec {
     pub scale: Scale,
     /// Fixed range; `None` fits the data.
     pub range: Option<(f64, f64)>,
+    /// Ticks at these positions with these labels instead of computed ones
+    /// (e.g. flow-size percentiles labelled with sizes).
+    pub ticks: Option<Vec<(f64, String)>>,
 }
 
 impl AxisSpec {
@@ -36,11 +39,16 @@ impl AxisSpec {
         AxisSpec {
             label: label.into(),
             scale: Scale::Log,
-            range: None,
+            ..AxisSpec::default()
         }
     }
     pub fn with_range(mut self, lo: f64, hi: f64) -> AxisSpec {
         self.range = Some((lo, hi));
+        self
+    }
+    /// Labelled ticks at the given positions (replacing the computed ones).
+    pub fn with_ticks(mut self, ticks: Vec<(f64, String)>) -> AxisSpec {
+        self.ticks = Some(ticks);
         self
     }
 
@@ -75,7 +83,9 @@ impl AxisSpec {
                 }
             }
         };
-        Axis::new(lo, hi, log)
+        let mut axis = Axis::new(lo, hi, log);
+        axis.labelled = self.ticks.clone();
+        axis
     }
 }
 
@@ -87,6 +97,8 @@ pub(crate) struct Axis {
     log: bool,
     /// Category names at 0.5, 1.5, ... (bar charts).
     categories: Option<Vec<String>>,
+    /// Caller-given ticks (position, label).
+    labelled: Option<Vec<(f64, String)>>,
 }
 
 impl Axis {
@@ -107,6 +119,7 @@ impl Axis {
             hi,
             log,
             categories: None,
+            labelled: None,
         }
     }
 
@@ -117,6 +130,7 @@ impl Axis {
             hi: names.len().max(1) as f64,
             log: false,
             categories: Some(names),
+            labelled: None,
         }
     }
 
@@ -139,6 +153,13 @@ impl Axis {
     /// Tick positions, at most `max` of them.
     pub(crate) fn ticks(&self, max: usize) -> Vec<f64> {
         let max = max.max(2);
+        if let Some(t) = &self.labelled {
+            return t
+                .iter()
+                .map(|&(v, _)| v)
+                .filter(|&v| v >= self.lo && v <= self.hi)
+                .collect();
+        }
         if let Some(c) = &self.categories {
             let every = c.len().div_ceil(max).max(1);
             return (0..c.len())
@@ -242,6 +263,13 @@ impl Ranged for Axis {
 
 impl ValueFormatter<f64> for Axis {
     fn format_ext(&self, value: &f64) -> String {
+        if let Some(t) = &self.labelled {
+            return t
+                .iter()
+                .find(|(v, _)| v == value)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| format_number(*value));
+        }
         match &self.categories {
             Some(c) => {
                 let i = value.floor().max(0.0) as usize;
@@ -289,6 +317,20 @@ mod tests {
         for (v, s) in cases {
             assert_eq!(format_number(v), s);
         }
+    }
+
+    #[test]
+    fn labelled_ticks_replace_computed_ones_inside_the_range() {
+        let spec = AxisSpec::linear("size")
+            .with_range(0.0, 100.0)
+            .with_ticks(vec![
+                (50.0, "1KB".into()),
+                (100.0, "1MB".into()),
+                (150.0, "outside".into()),
+            ]);
+        let a = spec.fit(std::iter::empty());
+        assert_eq!(a.ticks(10), vec![50.0, 100.0]);
+        assert_eq!(a.format_ext(&100.0), "1MB");
     }
 
     #[test]

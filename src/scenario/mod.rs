@@ -4,8 +4,10 @@
 //! [`resolve`] validates them into a [`RunConfig`] with runtime types and every
 //! default filled in. docs/scenario.md is the reference for every key.
 
+pub mod flowctl;
 pub mod generators;
 pub mod load;
+pub mod ns3_import;
 pub mod resolve;
 mod topology;
 
@@ -43,6 +45,9 @@ pub struct ScenarioFile {
     pub workload: WorkloadSection,
     #[serde(default)]
     pub output: OutputSection,
+    /// PFC diagnostics: storms, deadlocks, victims (see [`flowctl`]).
+    #[serde(default)]
+    pub diagnostics: flowctl::DiagnosticsSection,
 }
 
 fn default_seed() -> u64 {
@@ -179,6 +184,11 @@ pub struct SwitchSection {
     pub int: Option<bool>,
     /// Without PFC: an egress queue may hold `egress_alpha x` the free buffer.
     pub egress_alpha: Option<f64>,
+    /// Cap on the shared pool (default: what headroom and reserves leave).
+    pub shared_buffer: Option<Bytes>,
+    /// Static routes replacing the computed ones (`[[switch.routes]]`).
+    #[serde(default)]
+    pub routes: Vec<flowctl::RouteEntry>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -198,6 +208,22 @@ pub struct PfcSection {
     pub reserve: Option<Bytes>,
     /// XON when this far below the threshold. Default 2 MTU-sized frames (DCQCN §4).
     pub resume_offset: Option<Bytes>,
+    /// DCQCN §4's beta: dynamic t_PFC = beta (B - 8 n t_flight - s) / 8, i.e.
+    /// alpha = beta / classes. Exclusive with `alpha`.
+    pub beta: Option<f64>,
+    /// Lossless classes in DCQCN §4's rules (the "8"). Default 8.
+    pub classes: Option<u32>,
+    /// Timed pauses: every PAUSE lasts this many quanta (512 bit times). Omitted:
+    /// X-OFF/X-ON (a pause lasts until RESUME).
+    pub pause_quanta: Option<u32>,
+    /// Send RESUME frames. Default true; false needs `pause_quanta`.
+    pub resume: Option<bool>,
+    /// "standard", "ppfc" (P-PFC) or "capfc" (CaPFC). Default "standard".
+    pub scheme: Option<flowctl::SchemeKind>,
+    #[serde(default)]
+    pub ppfc: flowctl::PpfcSection,
+    #[serde(default)]
+    pub capfc: flowctl::CapfcSection,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +231,8 @@ pub struct PfcSection {
 pub enum ThresholdKind {
     Dynamic,
     Static,
+    /// DCQCN §4's largest static t_PFC for this switch: (B - 8 n t_flight) / (8 n).
+    DcqcnStatic,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -259,6 +287,11 @@ pub struct NicSection {
     pub ack_chunk: Option<Bytes>,
     /// ns3 policy: L2_BACK_TO_ZERO. Default false.
     pub back_to_zero: Option<bool>,
+    /// "go-back-n" (default), "go-back-0" or "irn".
+    pub loss_recovery: Option<flowctl::LossRecoveryKind>,
+    /// IRN parameters (with loss_recovery = "irn").
+    #[serde(default)]
+    pub irn: flowctl::IrnSection,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -403,8 +436,9 @@ pub(crate) fn default_dport() -> u16 {
 pub struct OutputSection {
     /// Queue sampling interval for queue.csv. Default 1 us; "0s" turns sampling off.
     pub queue_interval: Option<Delta>,
-    /// Which egress ports to sample: "switches" (every switch port, the default),
-    /// "none", or a list of `{ node = N, port = P }`.
+    /// Which egress ports the per-port recorders watch (queue.csv, queue_hist.csv,
+    /// link_util.csv): "switches" (every switch port, the default), "none", or a
+    /// list of `{ node = N, port = P }`.
     pub queue_ports: Option<QueuePorts>,
     /// "csv" (default) or "ns3": also write the HPCC ns-3 simulator's fct.txt and
     /// pfc.txt (and qlen.txt with `qlen_mon_end`), docs/ns3-compat.md.
@@ -413,6 +447,44 @@ pub struct OutputSection {
     pub qlen_mon_start: Option<Delta>,
     /// ns-3 qlen.txt: until here (sim time).
     pub qlen_mon_end: Option<Delta>,
+    /// Time-weighted histogram of each watched port's queue length over the run
+    /// (queue_hist.csv). Default true.
+    pub queue_histogram: Option<bool>,
+    /// Link utilization of each watched port, sampled at this interval
+    /// (link_util.csv). Default "0s" = off.
+    pub link_utilization: Option<Delta>,
+    /// Sending rate and delivered throughput of selected flows over time
+    /// (flow_rates.csv). Default: off.
+    pub flow_rates: Option<FlowRatesSection>,
+    /// One-way delay histogram of the data packets of selected flows
+    /// (latency_hist.csv). Default: flows smaller than 100KB.
+    pub latency: Option<LatencySection>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowRatesSection {
+    /// "all" or a list of flow ids (fct.csv `flow_id`).
+    pub flows: FlowSelect,
+    /// Sampling interval. Default "10us".
+    pub interval: Option<Delta>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencySection {
+    /// "small" (default), "all", "none" or a list of flow ids.
+    pub flows: Option<FlowSelect>,
+    /// Flows smaller than this are "small". Default "100KB".
+    pub small_below: Option<Bytes>,
+}
+
+/// A set of flows named in `[output]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FlowSelect {
+    Named(String),
+    List(Vec<u32>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

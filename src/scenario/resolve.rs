@@ -26,6 +26,23 @@ pub struct PfcPlan {
     pub reserve: u64,
     pub resume_offset: u64,
     pub egress_alpha: f64,
+    /// Cap on the shared pool (`switch.shared_buffer`).
+    pub shared_buffer: Option<u64>,
+    /// Lossless classes in DCQCN §4's rules.
+    pub classes: u32,
+    /// `threshold = "dcqcn-static"`: the static threshold of each switch (by
+    /// switch index); empty otherwise.
+    pub dcqcn_static: Vec<u64>,
+}
+
+impl PfcPlan {
+    /// Headroom of a port: as configured, or 2 x (rate x delay) in flight both
+    /// ways + 3 full frames (the one being sent when XOFF leaves, the PAUSE
+    /// itself, the one the upstream has started).
+    pub fn headroom_for(&self, port: &crate::topology::PortInfo, mtu_wire: u64) -> u64 {
+        self.headroom
+            .unwrap_or_else(|| 2 * port.rate.bytes_in(port.delay) + 3 * mtu_wire)
+    }
 }
 
 /// ECN marking plan: RED parameters as a function of port rate.
@@ -78,12 +95,13 @@ pub struct NicPlan {
     pub ack_in_control_class: bool,
     pub nack_interval: Delta,
     pub rto: Option<Delta>,
+    pub loss_recovery: crate::nic::irn::LossRecovery,
 }
 
 #[derive(Clone, Debug)]
 pub struct OutputPlan {
     pub queue_interval: Option<Delta>,
-    /// Ports to sample; `None` = every switch egress port.
+    /// Ports the per-port recorders watch; `None` = every switch egress port.
     pub queue_ports: Option<Vec<(NodeId, u16)>>,
     /// Also write the ns-3 simulator's fct.txt / pfc.txt (/ qlen.txt).
     pub fct_format: FctFormat,
@@ -92,6 +110,46 @@ pub struct OutputPlan {
     /// Added to times in the ns-3 files (workload.ns3_time_offset), so they read
     /// as the ns-3 run's absolute times.
     pub ns3_time_offset: Delta,
+    /// Time-weighted queue-length histogram per watched port.
+    pub queue_histogram: bool,
+    /// Link utilization sampling interval of watched ports.
+    pub link_utilization: Option<Delta>,
+    /// Flow rate time series: which flows, at what interval.
+    pub flow_rates: Option<(FlowSet, Delta)>,
+    /// Flows whose data packets' one-way delays are recorded.
+    pub latency: FlowSet,
+}
+
+/// A set of flows, by id (index in start order, fct.csv `flow_id`) or by size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlowSet {
+    None,
+    All,
+    /// Flows smaller than this many bytes.
+    SmallerThan(u64),
+    /// These flow ids (valid, sorted, without duplicates).
+    Ids(Vec<u32>),
+}
+
+impl FlowSet {
+    /// Whether each of `flows` belongs to the set.
+    pub fn mask(&self, flows: &[FlowSpec]) -> Vec<bool> {
+        match self {
+            FlowSet::None => vec![false; flows.len()],
+            FlowSet::All => vec![true; flows.len()],
+            FlowSet::SmallerThan(b) => flows.iter().map(|f| f.size < *b).collect(),
+            FlowSet::Ids(ids) => {
+                let mut m = vec![false; flows.len()];
+                for &i in ids {
+                    m[i as usize] = true;
+                }
+                m
+            }
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        matches!(self, FlowSet::None) || matches!(self, FlowSet::Ids(v) if v.is_empty())
+    }
 }
 
 /// Everything a run needs, validated.
@@ -104,6 +162,9 @@ pub struct RunConfig {
     pub topo: Topology,
     pub model: ModelConfig,
     pub pfc: PfcPlan,
+    /// When switches send PAUSE/RESUME (scheme, pause style).
+    pub flowctl: crate::switch::flowctl::FlowControlConfig,
+    pub diag: crate::sim::pfc_diag::DiagConfig,
     pub ecn: EcnPlan,
     pub int_on: bool,
     pub nic: NicPlan,
@@ -157,12 +218,17 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         // ns-3 lists equal-cost next hops in its BFS discovery order.
         topo.use_ns3_route_order();
     }
+    // After the next-hop order: recomputing the routes would drop static ones.
+    super::flowctl::apply_routes(&mut topo, &f.switch.routes, &cx)?;
     let int_on = f.switch.int.unwrap_or_else(|| cc.needs_int());
 
     let lossless = f.switch.pfc.enabled.unwrap_or(true);
     let nic = resolve_nic(&f.nic, f.profile, lossless, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
-    let pfc = resolve_pfc(&f.switch, mtu_wire, model.mmu, &cx)?;
+    let mut pfc = resolve_pfc(&f.switch, mtu_wire, model.mmu, &cx)?;
+    super::flowctl::resolve_dcqcn_rules(&f.switch, &mut pfc, &topo, mtu_wire, &cx)?;
+    let flowctl = super::flowctl::resolve_flowctl(&f.switch, lossless, pfc.resume_offset, &cx)?;
+    let diag = super::flowctl::resolve_diag(&f.diagnostics, &cx)?;
     let ecn = resolve_ecn(&f.switch.ecn, &cc, &cx)?;
     let mut flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, &cx)?;
     // Generated flows join the explicit ones, sorted by start time (stable).
@@ -176,7 +242,7 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         payload_fraction,
     )?);
     flows.sort_by_key(|f| f.start);
-    let output = resolve_output(&f.output, &f.workload, &topo, &cx)?;
+    let output = resolve_output(&f.output, &f.workload, &topo, flows.len(), &cx)?;
     if let Some(stop) = f.stop
         && stop.is_zero()
     {
@@ -193,6 +259,8 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         topo,
         model,
         pfc,
+        flowctl,
+        diag,
         ecn,
         int_on,
         nic,
@@ -332,9 +400,11 @@ fn resolve_nic(
     if ack_interval == 0 {
         return Err(cx.err("nic.ack_interval", "must be >= 1 packet"));
     }
-    let policy = n
-        .ack_policy
-        .unwrap_or(if ns3 { AckPolicy::Ns3 } else { AckPolicy::Packets });
+    let policy = n.ack_policy.unwrap_or(if ns3 {
+        AckPolicy::Ns3
+    } else {
+        AckPolicy::Packets
+    });
     let ns3_keys = [
         ("nic.ack_interval_bytes", n.ack_interval_bytes.is_some()),
         ("nic.ack_chunk", n.ack_chunk.is_some()),
@@ -388,13 +458,13 @@ fn resolve_nic(
         Delta::from_ms(1)
     };
     // The ns-3 simulator has no retransmission timeout at all (§5).
-    let rto = n
-        .rto
-        .unwrap_or(if ns3 { Delta::ZERO } else { default_rto });
+    let rto = n.rto.unwrap_or(if ns3 { Delta::ZERO } else { default_rto });
     // ns-3: ACK_HIGH_PRIO defaults to 0, ACKs ride in the data class.
-    let ack_class = n
-        .ack_class
-        .unwrap_or(if ns3 { AckClass::Data } else { AckClass::Control });
+    let ack_class = n.ack_class.unwrap_or(if ns3 {
+        AckClass::Data
+    } else {
+        AckClass::Control
+    });
     Ok(NicPlan {
         mtu,
         ack_interval,
@@ -402,6 +472,7 @@ fn resolve_nic(
         ack_in_control_class: ack_class == AckClass::Control,
         nack_interval: n.nack_interval.unwrap_or(Delta::from_us(500)),
         rto: (!rto.is_zero()).then_some(rto),
+        loss_recovery: super::flowctl::resolve_loss_recovery(n, cx)?,
     })
 }
 
@@ -434,6 +505,8 @@ fn resolve_pfc(
     }
     let threshold = match p.threshold.unwrap_or(ThresholdKind::Dynamic) {
         ThresholdKind::Dynamic => PfcThreshold::Dynamic,
+        // Set per switch from DCQCN §4 once the topology is known.
+        ThresholdKind::DcqcnStatic => PfcThreshold::Dynamic,
         ThresholdKind::Static => match p.static_threshold {
             Some(b) if b.0 > 0 => PfcThreshold::Static(b.0),
             _ => {
@@ -457,24 +530,34 @@ fn resolve_pfc(
         threshold,
         alpha: p.alpha,
         headroom: p.headroom.map(|b| b.0),
-        reserve: p
-            .reserve
-            .map(|b| b.0)
-            .unwrap_or(if ns3 { 4096 } else { 0 }),
-        resume_offset: p
-            .resume_offset
-            .map(|b| b.0)
-            .unwrap_or(if ns3 { 3072 } else { 2 * mtu_wire }),
+        reserve: p.reserve.map(|b| b.0).unwrap_or(if ns3 { 4096 } else { 0 }),
+        resume_offset: p.resume_offset.map(|b| b.0).unwrap_or(if ns3 {
+            3072
+        } else {
+            2 * mtu_wire
+        }),
         egress_alpha,
+        shared_buffer: s.shared_buffer.map(|b| b.0),
+        classes: 8,
+        dcqcn_static: Vec::new(),
     })
 }
 
 fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputError> {
-    // Defaults: the DCQCN deployment values (DCQCN Fig. 14).
+    // Defaults: what the algorithm is evaluated with (DCQCN Fig. 14; DCTCP's step
+    // at 30 KB x rate / 10 Gbps, HPCC §5.1). Thresholds the user gives are taken as
+    // they are: the algorithm's rate scaling applies only to its own thresholds.
+    let d = cc.ecn_defaults();
+    let user_thresholds = e.kmin.is_some() || e.kmax.is_some();
     let base = Red {
-        kmin: e.kmin.map(|b| b.0).unwrap_or(5_000),
-        kmax: e.kmax.map(|b| b.0).unwrap_or(200_000),
-        pmax: e.pmax.unwrap_or(0.01),
+        kmin: e.kmin.unwrap_or(d.kmin).0,
+        kmax: e.kmax.unwrap_or(d.kmax).0,
+        pmax: e.pmax.unwrap_or(d.pmax),
+    };
+    let scale_from = match e.scale_from {
+        Some(r) => Some(r),
+        None if user_thresholds => None,
+        None => d.scale_from,
     };
     let check = |field: &str, r: &Red| {
         if r.kmin > r.kmax {
@@ -499,7 +582,7 @@ fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputEr
     Ok(EcnPlan {
         enabled: e.enabled.unwrap_or_else(|| cc.uses_ecn()),
         base,
-        scale_from: e.scale_from,
+        scale_from,
         per_rate,
     })
 }
@@ -620,6 +703,7 @@ fn resolve_output(
     o: &OutputSection,
     w: &WorkloadSection,
     topo: &Topology,
+    n_flows: usize,
     cx: &Ctx,
 ) -> Result<OutputPlan, InputError> {
     let fct_format = o.fct_format.unwrap_or(FctFormat::Csv);
@@ -676,11 +760,76 @@ fn resolve_output(
             Some(v)
         }
     };
+    let flow_rates = match &o.flow_rates {
+        None => None,
+        Some(fr) => {
+            let set = resolve_flow_set(&fr.flows, false, n_flows, "output.flow_rates.flows", cx)?;
+            let iv = fr.interval.unwrap_or(Delta::from_us(10));
+            if iv.is_zero() {
+                return Err(cx.err(
+                    "output.flow_rates.interval",
+                    "must be > 0, e.g. \"10us\" (omit output.flow_rates to turn it off)",
+                ));
+            }
+            Some((set, iv))
+        }
+    };
+    let lat = o.latency.clone().unwrap_or_default();
+    let small_below = lat.small_below.map_or(100_000, |b| b.get());
+    let latency = match &lat.flows {
+        None => FlowSet::SmallerThan(small_below),
+        Some(sel) => match resolve_flow_set(sel, true, n_flows, "output.latency.flows", cx)? {
+            FlowSet::SmallerThan(_) => FlowSet::SmallerThan(small_below),
+            set => set,
+        },
+    };
     Ok(OutputPlan {
         queue_interval: (!interval.is_zero()).then_some(interval),
         queue_ports: ports,
         fct_format,
         qlen_mon,
         ns3_time_offset: w.ns3_time_offset.unwrap_or(Delta::ZERO),
+        queue_histogram: o.queue_histogram.unwrap_or(true),
+        link_utilization: o.link_utilization.filter(|d| !d.is_zero()),
+        flow_rates,
+        latency,
     })
+}
+
+/// `"all"`, `"none"`, `"small"` (when `small_ok`) or a list of flow ids.
+fn resolve_flow_set(
+    sel: &FlowSelect,
+    small_ok: bool,
+    n_flows: usize,
+    field: &str,
+    cx: &Ctx,
+) -> Result<FlowSet, InputError> {
+    let valid = if small_ok {
+        "\"all\", \"small\", \"none\" or a list of flow ids"
+    } else {
+        "\"all\", \"none\" or a list of flow ids"
+    };
+    match sel {
+        FlowSelect::Named(s) if s == "all" => Ok(FlowSet::All),
+        FlowSelect::Named(s) if s == "none" => Ok(FlowSet::None),
+        FlowSelect::Named(s) if s == "small" && small_ok => Ok(FlowSet::SmallerThan(0)),
+        FlowSelect::Named(s) => {
+            Err(cx.err(field, format!("\"{s}\" is not valid (valid: {valid})")))
+        }
+        FlowSelect::List(ids) => {
+            let mut v = ids.clone();
+            v.sort_unstable();
+            v.dedup();
+            if let Some(&bad) = v.iter().find(|&&i| i as usize >= n_flows) {
+                return Err(cx.err(
+                    field,
+                    format!(
+                        "flow {bad} does not exist (the scenario has {n_flows} flows, ids 0..{}, in start order as in fct.csv)",
+                        n_flows.saturating_sub(1)
+                    ),
+                ));
+            }
+            Ok(FlowSet::Ids(v))
+        }
+    }
 }

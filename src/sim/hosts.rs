@@ -1,14 +1,39 @@
 //! NIC behaviour: flow start, transmit selection with pacing and windows, the
 //! receiver (ACK/NACK/CNP generation, DCQCN §3.1 NP), the sender's reaction to
-//! ACK/NACK/CNP (go-back-N), and per-flow timers (controller timers and RTO).
+//! ACK/NACK/CNP (go-back-N, go-back-0 or IRN's selective retransmission,
+//! `nic::irn`), and per-flow timers (controller timers and RTO).
 
-use super::switching::apply_pfc;
 use super::{Event, Sim};
+use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::cc::{AckInfo, CongestionControl};
+use crate::nic::irn::{IrnReceiver, IrnSender, LossRecovery};
 use crate::nic::qp::SendQp;
 use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, flag};
 use crate::profile::{CnpMode, IntBytes};
-use crate::units::{Rate, SimTime};
+use crate::scenario::resolve::NicPlan;
+use crate::units::{Delta, Rate, SimTime};
+
+/// IRN's next packet to resend, kept out of the go-back-N path.
+#[inline(never)]
+fn irn_next_lost(irn: &crate::nic::irn::IrnSender) -> Option<u64> {
+    irn.next_lost()
+}
+
+/// The retransmission timeout that applies to `qp` now: IRN's RTO_low while at
+/// most N packets are outstanding, else RTO_high; the configured one otherwise.
+fn rto_of(nic: &NicPlan, qp: &SendQp, mtu: u64) -> Option<Delta> {
+    match &nic.loss_recovery {
+        LossRecovery::Irn(c) => {
+            let outstanding = (qp.snd_nxt - qp.snd_una).div_ceil(mtu);
+            Some(if outstanding <= c.low_packets as u64 {
+                c.rto_low
+            } else {
+                c.rto_high
+            })
+        }
+        _ => nic.rto,
+    }
+}
 
 impl Sim {
     pub(super) fn flow_arrival(&mut self) {
@@ -17,8 +42,14 @@ impl Sim {
             let fid = self.next_flow;
             self.next_flow += 1;
             let cc = self.new_cc(fid);
+            let irn_cap = self.irn_cap(fid);
             let f = &mut self.flows[fid];
-            f.send = Some(SendQp::new(f.spec.size, cc, now));
+            let mut qp = SendQp::new(f.spec.size, cc, now);
+            if let Some(cap) = irn_cap {
+                qp.irn = Some(IrnSender::new(cap));
+                f.recv.irn = Some(IrnReceiver::new(cap));
+            }
+            f.send = Some(qp);
             let hi = self.cfg.topo.kind_index[f.spec.src.idx()] as usize;
             self.nics[hi].active.push(fid as u32);
             if self.flows_done + 1 == self.next_flow {
@@ -31,6 +62,19 @@ impl Sim {
             self.q
                 .schedule_cold(f.spec.start, Event::FlowArrival.pack());
         }
+    }
+
+    /// IRN's BDP cap for a flow (packets), `None` without IRN: configured, or the
+    /// control interval T x the sender's line rate / a full data packet.
+    fn irn_cap(&self, fid: usize) -> Option<u32> {
+        let LossRecovery::Irn(c) = &self.cfg.nic.loss_recovery else {
+            return None;
+        };
+        Some(c.bdp_cap.unwrap_or_else(|| {
+            let rate = self.cfg.topo.host_port(self.flows[fid].spec.src).rate;
+            let bdp = rate.bytes_in(self.base_rtt);
+            bdp.div_ceil(self.cfg.mtu_wire() as u64).max(1) as u32
+        }))
     }
 
     pub(super) fn nic_kick(&mut self, hi: usize) {
@@ -81,15 +125,21 @@ impl Sim {
             let fid = nic.active[i] as usize;
             let f = &mut self.flows[fid];
             let qp = f.send.as_mut().expect("active flows have a sender");
-            if !qp.has_data() || nic.eg.is_paused(f.spec.class) || qp.next_avail > now {
-                continue;
-            }
-            if qp.cc.window().is_some_and(|w| qp.in_flight() >= w) {
+            let mtu = self.cfg.nic.mtu as u64;
+            if nic.eg.is_paused(f.spec.class) || qp.next_avail > now || !qp.sendable(mtu) {
                 continue;
             }
             nic.rr = (i + 1) % n;
-            let mtu = self.cfg.nic.mtu as u64;
-            let payload = mtu.min(qp.size - qp.snd_nxt) as u32;
+            // IRN resends a lost packet before sending new ones.
+            let lost = match &qp.irn {
+                None => None,
+                Some(irn) => irn_next_lost(irn),
+            };
+            let seq = match lost {
+                None => qp.snd_nxt,
+                Some(k) => k * mtu,
+            };
+            let payload = mtu.min(qp.size - seq) as u32;
             let id = self.pool.alloc_blank(PacketKind::Data);
             let pkt = self.pool.get_mut(id);
             pkt.class = f.spec.class;
@@ -98,27 +148,32 @@ impl Sim {
             pkt.dst = f.spec.dst.0;
             pkt.sport = f.sport;
             pkt.dport = f.spec.dport;
-            pkt.seq = qp.snd_nxt;
+            pkt.seq = seq;
             pkt.payload = payload as u16;
             pkt.wire = self.cfg.model.sizes.data_wire(payload, self.cfg.int_on);
             pkt.sent_at = now;
-            if qp.snd_nxt < qp.high_sent {
+            let end = seq + payload as u64;
+            if seq < qp.high_sent {
                 qp.retx_bytes += payload as u64;
                 self.stats.retx_bytes += payload as u64;
+                self.stats.retx_packets += 1;
             }
-            qp.snd_nxt += payload as u64;
+            match lost {
+                None => qp.snd_nxt += payload as u64,
+                Some(k) => qp.irn.as_mut().expect("IRN found it").retransmitted(k),
+            }
             self.stats.payload_tx_bytes += payload as u64;
-            pkt.set_flag(flag::LAST, qp.snd_nxt >= qp.size);
-            pkt.set_flag(flag::FIRST, pkt.seq == 0);
-            pkt.set_flag(flag::RETX, pkt.seq < qp.high_sent);
-            qp.high_sent = qp.high_sent.max(qp.snd_nxt);
+            pkt.set_flag(flag::LAST, end >= qp.size);
+            pkt.set_flag(flag::FIRST, seq == 0);
+            pkt.set_flag(flag::RETX, seq < qp.high_sent);
+            qp.high_sent = qp.high_sent.max(end);
             let rate = qp.cc.rate();
             qp.next_avail = now + self.cfg.model.serialization.tx_time(rate, pkt.wire as u64);
             qp.last_tx_start = now;
             qp.last_tx_wire = pkt.wire;
             qp.cc.on_send(now, pkt.wire as u64);
             if qp.rto_at == SimTime::MAX
-                && let Some(rto) = self.cfg.nic.rto
+                && let Some(rto) = rto_of(&self.cfg.nic, qp, mtu)
             {
                 qp.rto_at = now + rto;
             }
@@ -165,13 +220,11 @@ impl Sim {
         {
             next = free_at;
         } else {
+            let mtu = self.cfg.nic.mtu as u64;
             for &fid in &nic.active {
                 let f = &self.flows[fid as usize];
                 let qp = f.send.as_ref().expect("active flows have a sender");
-                if !qp.has_data() || nic.eg.is_paused(f.spec.class) {
-                    continue;
-                }
-                if qp.cc.window().is_some_and(|w| qp.in_flight() >= w) {
+                if nic.eg.is_paused(f.spec.class) || !qp.sendable(mtu) {
                     continue;
                 }
                 next = next.min(qp.next_avail.max(free_at));
@@ -201,14 +254,8 @@ impl Sim {
                 }
             }
             PacketKind::Pfc => {
-                let p = self.pool.get(id);
-                let (class, quanta) = (p.class, p.pause_quanta);
-                self.pool.free(id);
-                let now = self.q.now();
-                let nic = &mut self.nics[hi];
-                if apply_pfc(&mut nic.eg, class, quanta, now, &mut self.rec, nic.node, 0) {
-                    self.nic_kick(hi);
-                }
+                let gid = self.nics[hi].eg.gid;
+                self.receive_pfc(gid, id);
             }
         }
     }
@@ -226,11 +273,16 @@ impl Sim {
             pkt.has(flag::ECN_CE),
             pkt.n_hops as u32,
         );
+        self.rec.packet_delivered(fid, pkt.sent_at, now);
+        let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
+        let last = pkt.has(flag::LAST);
         let f = &mut self.flows[fid];
         let rx = &mut f.recv;
         let mut send_ack = false;
         let mut nack = false;
+        let mut sack = 0u64;
         let mut cnp_flag = false;
+        let mtu = self.cfg.nic.mtu as u64;
         self.stats.payload_rx_bytes += payload;
         rx.ce_since_ack |= ce;
         if ce {
@@ -287,8 +339,19 @@ impl Sim {
             }
         } else if seq == rx.expected {
             rx.expected += payload;
-            rx.delivered += payload;
-            self.stats.delivered_bytes += payload;
+            if let Some(irn) = rx.irn.as_mut() {
+                // Packets kept out of order behind this one are delivered too.
+                let size = f.spec.size;
+                while rx.expected < size && irn.ooo.get(rx.expected / mtu) {
+                    rx.expected = (rx.expected + mtu).min(size);
+                }
+                irn.ooo.advance_to(rx.expected / mtu);
+            }
+            // Each byte counts once (go-back-0 may deliver a prefix again).
+            if rx.expected > rx.delivered {
+                self.stats.delivered_bytes += rx.expected - rx.delivered;
+                rx.delivered = rx.expected;
+            }
             rx.since_ack += 1;
             if rx.expected >= f.spec.size {
                 rx.finished_at.get_or_insert(now);
@@ -298,7 +361,19 @@ impl Sim {
                 send_ack = true;
             }
             self.last_progress = now;
+        } else if seq > rx.expected && rx.irn.is_some() {
+            // IRN: keep it and NACK every out-of-order packet (a one-block SACK).
+            if let Some(irn) = rx.irn.as_mut() {
+                irn.ooo.set(seq / mtu);
+            }
+            nack = true;
+            sack = seq / mtu;
+            self.stats.nacks_sent += 1;
         } else if seq > rx.expected {
+            if self.cfg.nic.loss_recovery == LossRecovery::GoBack0 {
+                // Go-back-0: the receiver drops the partial message.
+                rx.expected = 0;
+            }
             let iv = self.cfg.nic.nack_interval;
             if rx.nacked_seq != Some(rx.expected) || now.since(rx.nack_at) >= iv {
                 rx.nacked_seq = Some(rx.expected);
@@ -308,6 +383,26 @@ impl Sim {
             }
         } else if self.cfg.model.ack_duplicates {
             send_ack = true;
+        }
+        let mut fb = RxFeedback::default();
+        if let Some(rk) = &self.receiver {
+            let nic = &mut self.nics[hi];
+            let ev = RxEvent {
+                now,
+                flow: fid as u32,
+                seq,
+                payload,
+                wire,
+                sent_at,
+                first,
+                last,
+                complete: rx.expected >= f.spec.size,
+                line_rate: nic.eg.rate,
+                t: self.base_rtt,
+                one_way: f.one_way,
+                base_rtt: f.pair_rtt,
+            };
+            fb = rk.on_data(&mut rx.ctl, &mut nic.rx, &ev);
         }
         if !(send_ack || nack) {
             self.pool.free(id);
@@ -338,11 +433,14 @@ impl Sim {
         std::mem::swap(&mut pkt.src, &mut pkt.dst);
         std::mem::swap(&mut pkt.sport, &mut pkt.dport);
         pkt.seq = expected;
+        pkt.aux = sack as u32;
         pkt.payload = 0;
         pkt.class = class;
         pkt.flags = 0;
         pkt.set_flag(flag::CNP, cnp_flag);
         pkt.set_flag(flag::ECE, ece);
+        pkt.set_flag(flag::RX_BUSY, fb.busy);
+        pkt.window = fb.window;
         pkt.wire = self.cfg.model.sizes.ack_wire(int_bytes);
         self.nics[hi].ctrl.push(&mut self.pool, id);
         self.nic_kick(hi);
@@ -354,19 +452,20 @@ impl Sim {
         let now = self.q.now();
         let pkt = self.pool.get(id);
         let fid = pkt.flow as usize;
-        let ece = pkt.has(flag::ECE);
-        let (mut seq, is_nack, cnp_flag, sent_at, window) = (
+        let (ece, rx_busy) = (pkt.has(flag::ECE), pkt.has(flag::RX_BUSY));
+        let (mut seq, is_nack, cnp_flag, sent_at, window, sack) = (
             pkt.seq,
             pkt.kind == PacketKind::Nack,
             pkt.has(flag::CNP),
             pkt.sent_at,
             pkt.window,
+            pkt.aux as u64,
         );
         let n = pkt.n_hops as usize;
         let mut hops = [IntHop::default(); MAX_INT_HOPS];
         hops[..n].copy_from_slice(&self.pool.int(id)[..n]);
         self.pool.free(id);
-        let rto = self.cfg.nic.rto;
+        let mtu = self.cfg.nic.mtu as u64;
         if let Some(rule) = self.cfg.nic.ns3_ack
             && rule.back_to_zero
         {
@@ -381,15 +480,28 @@ impl Sim {
             newly = seq - qp.snd_una;
             qp.snd_una = seq;
             qp.snd_nxt = qp.snd_nxt.max(seq);
+            if let Some(irn) = qp.irn.as_mut() {
+                irn.on_ack(seq / mtu);
+            }
             self.last_progress = now;
-            qp.rto_at = match rto {
+            qp.rto_at = match rto_of(&self.cfg.nic, qp, mtu) {
                 Some(r) if qp.snd_una < qp.snd_nxt => now + r,
                 _ => SimTime::MAX,
             };
         }
         if is_nack {
             qp.nacks += 1;
-            qp.snd_nxt = qp.snd_una;
+            match (&self.cfg.nic.loss_recovery, qp.irn.as_mut()) {
+                (LossRecovery::Irn(_), Some(irn)) => {
+                    irn.on_nack(qp.snd_una / mtu, sack, qp.snd_nxt.div_ceil(mtu));
+                }
+                (LossRecovery::GoBack0, _) => {
+                    // The receiver dropped the message: start it again.
+                    qp.snd_una = qp.snd_una.min(seq);
+                    qp.snd_nxt = qp.snd_una;
+                }
+                _ => qp.snd_nxt = qp.snd_una,
+            }
         }
         if cnp_flag {
             qp.cc.on_cnp(now);
@@ -405,6 +517,7 @@ impl Sim {
             int: &hops[..n],
             data_sent_at: sent_at,
             rx_window: (window > 0).then_some(window),
+            rx_busy,
         });
         if qp.snd_una >= qp.size {
             qp.done = true;
@@ -466,7 +579,7 @@ impl Sim {
     pub(super) fn qp_timer(&mut self, flow: u32) {
         let now = self.q.now();
         let fid = flow as usize;
-        let rto = self.cfg.nic.rto;
+        let mtu = self.cfg.nic.mtu as u64;
         let Some(qp) = self.flows[fid].send.as_mut().filter(|q| !q.done) else {
             return;
         };
@@ -479,10 +592,22 @@ impl Sim {
         }
         if qp.rto_at <= now {
             if qp.snd_una < qp.snd_nxt {
-                // Nothing acknowledged for a whole RTO: go back to the first unacked byte.
+                // Nothing acknowledged for a whole RTO: go back to the first
+                // unacked byte (go-back-0: to the first byte; IRN: resend what
+                // is not SACKed).
                 qp.timeouts += 1;
                 self.stats.timeouts += 1;
-                qp.snd_nxt = qp.snd_una;
+                match (&self.cfg.nic.loss_recovery, qp.irn.as_mut()) {
+                    (LossRecovery::Irn(_), Some(irn)) => {
+                        irn.on_timeout(qp.snd_una / mtu, qp.snd_nxt.div_ceil(mtu));
+                    }
+                    (LossRecovery::GoBack0, _) => {
+                        qp.snd_una = 0;
+                        qp.snd_nxt = 0;
+                    }
+                    _ => qp.snd_nxt = qp.snd_una,
+                }
+                let rto = rto_of(&self.cfg.nic, qp, mtu);
                 qp.rto_at = now + rto.expect("rto set only when enabled");
             } else {
                 qp.rto_at = SimTime::MAX;

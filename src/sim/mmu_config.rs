@@ -7,15 +7,16 @@
 //!   port `floor(rate_bps x delay_ns / 8 / 1e9) x 3` (propagation only, integer
 //!   division before the x 3), alpha `2^-shift` with shift 3 lowered by one while
 //!   the port rate, halved each time, is above the NIC rate (floor 0), a 4 KiB
-//!   reserve per (port, class) that the pool subtracts once per port, a 3 KiB
-//!   resume offset, and ns-3's admission arithmetic. The NIC rate is the rate of
+//!   reserve per (port, class) that the pool subtracts once per port, and
+//!   ns-3's admission arithmetic. (Its 3 KiB resume offset is the ns3-hpcc
+//!   default of the PFC controller's `switch.pfc.resume_offset`.) The NIC rate is the rate of
 //!   the lowest-numbered host's link, as third.cc's `get_nic_rate` takes it.
 //!
 //! Explicit `switch.pfc.*` values win over either model's derived ones.
 
 use crate::profile::MmuModel;
 use crate::scenario::RunConfig;
-use crate::switch::mmu::MmuConfig;
+use crate::switch::mmu::{MmuConfig, PfcThreshold};
 use crate::topology::PortInfo;
 use crate::units::Rate;
 
@@ -36,8 +37,8 @@ pub fn ns3_headroom(port: &PortInfo) -> u64 {
     (port.rate.bps() as u128 * port.delay.as_ns() as u128 / 8 / 1_000_000_000) as u64 * 3
 }
 
-/// The MMU configuration of a switch with ports `infos`.
-pub fn mmu_config(cfg: &RunConfig, infos: &[PortInfo]) -> MmuConfig {
+/// The MMU configuration of switch number `switch_idx`, whose ports are `infos`.
+pub fn mmu_config(cfg: &RunConfig, switch_idx: usize, infos: &[PortInfo]) -> MmuConfig {
     let pfc = &cfg.pfc;
     let ns3 = cfg.model.mmu == MmuModel::Ns3;
     let mtu_wire = cfg.mtu_wire() as u64;
@@ -50,16 +51,11 @@ pub fn mmu_config(cfg: &RunConfig, infos: &[PortInfo]) -> MmuConfig {
     let headroom = infos
         .iter()
         .map(|p| {
-            pfc.headroom.unwrap_or_else(|| {
-                if ns3 {
-                    ns3_headroom(p)
-                } else {
-                    // 2 x (rate x delay) in flight both ways + 3 frames (the one
-                    // being sent when XOFF leaves, the PAUSE itself, the one the
-                    // upstream has started).
-                    2 * p.rate.bytes_in(p.delay) + 3 * mtu_wire
-                }
-            })
+            if ns3 && pfc.headroom.is_none() {
+                ns3_headroom(p)
+            } else {
+                pfc.headroom_for(p, mtu_wire)
+            }
         })
         .collect();
     let alpha = infos
@@ -73,14 +69,17 @@ pub fn mmu_config(cfg: &RunConfig, infos: &[PortInfo]) -> MmuConfig {
     MmuConfig {
         buffer: pfc.buffer,
         lossless: pfc.enabled,
-        threshold: pfc.threshold,
+        threshold: match pfc.dcqcn_static.get(switch_idx) {
+            Some(&t) => PfcThreshold::Static(t),
+            None => pfc.threshold,
+        },
         alpha,
         headroom,
         reserve: pfc.reserve,
         reserve_once_per_port: ns3,
-        resume_offset: pfc.resume_offset,
         egress_alpha: pfc.egress_alpha,
         ns3_admission: ns3,
+        shared_cap: pfc.shared_buffer,
     }
 }
 

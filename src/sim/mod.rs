@@ -9,9 +9,11 @@ mod hosts;
 pub mod mmu_config;
 pub mod ns3_paths;
 pub mod paths;
+mod pfc;
+pub mod pfc_diag;
 mod switching;
 
-use crate::cc::{Cc, FlowCtx};
+use crate::cc::{Cc, FlowCtx, ReceiverKind};
 use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::nic::Nic;
@@ -21,6 +23,7 @@ use crate::packet::PacketPool;
 use crate::port::Egress;
 use crate::profile::IdealFct;
 use crate::scenario::RunConfig;
+use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
 use crate::switch::{Switch, SwitchPort};
 use crate::topology::NodeId;
@@ -40,11 +43,22 @@ pub enum Event {
     FlowArrival,
     /// A flow's controller timer or retransmission deadline.
     QpTimer { flow: u32 },
-    /// Sample queue lengths.
-    Sample,
+    /// Sample a recorder: [`SAMPLE_QUEUES`], [`SAMPLE_LINKS`] or [`SAMPLE_FLOWS`].
+    Sample { what: u32 },
     /// Sample per-flow sending rates (in-memory trace).
     RateSample,
+    /// A timed pause of an egress port may have lapsed.
+    PauseExpiry { egress: u32 },
+    /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
+    SwitchTimer { switch: u32 },
 }
+
+/// `Event::Sample` targets: queue lengths (queue.csv), link utilization
+/// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor.
+pub const SAMPLE_QUEUES: u32 = 0;
+pub const SAMPLE_LINKS: u32 = 1;
+pub const SAMPLE_FLOWS: u32 = 2;
+pub const SAMPLE_NS3_QLEN: u32 = 3;
 
 const TAG_SHIFT: u32 = 29;
 /// Largest index an event can carry (packets, flows and egress ports are counted below it).
@@ -63,8 +77,10 @@ impl Event {
             Event::Arrive { egress } => (1, egress),
             Event::FlowArrival => (2, 0),
             Event::QpTimer { flow } => (3, flow),
-            Event::Sample => (4, 0),
+            Event::Sample { what } => (4, what),
             Event::RateSample => (5, 0),
+            Event::PauseExpiry { egress } => (6, egress),
+            Event::SwitchTimer { switch } => (7, switch),
         };
         assert!(
             idx <= MAX_EVENT_INDEX,
@@ -83,8 +99,10 @@ impl Packed {
             1 => Event::Arrive { egress: idx },
             2 => Event::FlowArrival,
             3 => Event::QpTimer { flow: idx },
-            4 => Event::Sample,
-            _ => Event::RateSample,
+            4 => Event::Sample { what: idx },
+            5 => Event::RateSample,
+            6 => Event::PauseExpiry { egress: idx },
+            _ => Event::SwitchTimer { switch: idx },
         }
     }
 }
@@ -107,6 +125,8 @@ pub struct Flow {
     /// The pair's bandwidth-delay product in bytes (ns-3's `pairBdp` in the ns3
     /// ideal-FCT model; bottleneck rate x `pair_rtt` otherwise).
     pub pair_bdp: u64,
+    /// Base one-way delay of the data path.
+    pub one_way: Delta,
     pub fct: Option<Delta>,
 }
 
@@ -126,6 +146,10 @@ pub struct Stats {
     pub drops_no_route: u64,
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
+    /// P-PFC pauses (counted in `pfc_pause_frames` too).
+    pub ppfc_pause_frames: u64,
+    /// Data packets sent again (any loss recovery).
+    pub retx_packets: u64,
     pub cnps_sent: u64,
     pub nacks_sent: u64,
     pub timeouts: u64,
@@ -160,12 +184,23 @@ pub struct Sim {
     base_rtt: Delta,
     /// The largest BDP over host pairs, bytes (ns-3's `maxBdp`).
     max_bdp: u64,
+    /// Receiver-side congestion control, when the algorithm has one.
+    receiver: Option<ReceiverKind>,
     seed: u64,
     pub stats: Stats,
     rec: Recorder,
-    sampled_ports: Vec<(u32, u16)>,
+    /// Egress ports the per-port recorders watch (`output.queue_ports`).
+    watched_ports: Vec<(u32, u16)>,
     trace_rates: Option<Delta>,
     last_progress: SimTime,
+    /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
+    diag: pfc_diag::PfcDiag,
+    /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
+    xoff_forever: bool,
+    /// Scratch for flow-control ticks and deadlock searches.
+    fc_frames: Vec<crate::switch::flowctl::Frame>,
+    visit: Vec<u32>,
+    visit_epoch: u32,
 }
 
 /// How long no flow may make progress, while flows are active, before the run is
@@ -201,12 +236,21 @@ impl Sim {
                         )
                     })
                     .collect();
-                let mmu = Mmu::new(mmu_config::mmu_config(&cfg, infos));
+                let mmu = Mmu::new(mmu_config::mmu_config(&cfg, i, infos));
+                let facts: Vec<PortFacts> = infos
+                    .iter()
+                    .map(|p| PortFacts {
+                        rate: p.rate,
+                        red: cfg.ecn.red_for(p.rate),
+                    })
+                    .collect();
                 Switch {
                     node,
                     idx: i as u32,
                     ports,
                     mmu,
+                    fc: SwitchFc::new(&cfg.flowctl, &facts),
+                    timer_at: SimTime::MAX,
                     ecmp_seed: paths::ecmp_seed(seed, node),
                     rng: ChaCha8Rng::seed_from_u64(paths::mix64(
                         seed ^ 0xec0 ^ (node.0 as u64) << 20,
@@ -224,11 +268,14 @@ impl Sim {
                 active: Vec::new(),
                 rr: 0,
                 rng: ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ 0x41c ^ (node.0 as u64) << 20)),
+                rx: crate::nic::rx::RxNicState::new(ChaCha8Rng::seed_from_u64(paths::mix64(
+                    seed ^ 0x7cc ^ (node.0 as u64) << 20,
+                ))),
             })
             .collect();
 
-        let ns3 = (model.ideal_fct == IdealFct::Ns3)
-            .then(|| ns3_paths::Ns3Paths::new(topo, cfg.nic.mtu));
+        let ns3 =
+            (model.ideal_fct == IdealFct::Ns3).then(|| ns3_paths::Ns3Paths::new(topo, cfg.nic.mtu));
         let base_rtt = match model.ideal_fct {
             IdealFct::Alone => {
                 let rtt = paths::max_base_rtt(topo, |rate, delay| {
@@ -253,13 +300,15 @@ impl Sim {
 
         // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
         let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
-        let flows = cfg
+        let flows: Vec<Flow> = cfg
             .flows
             .iter()
             .map(|spec| {
                 let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
                 let sport = *c;
                 *c = c.wrapping_add(1);
+                let (ideal, pair_rtt, one_way, bottleneck) =
+                    ideal_fct(&cfg, seed, spec, sport, ack_wire);
                 let (ideal, pair_rtt, pair_bdp) = match &ns3 {
                     Some(p) => {
                         let pair = p.pair(topo, spec.src, spec.dst);
@@ -271,11 +320,7 @@ impl Sim {
                         );
                         (ideal, pair.rtt, pair.bdp)
                     }
-                    None => {
-                        let (ideal, pair_rtt, bottleneck) =
-                            ideal_fct(&cfg, seed, spec, sport, ack_wire);
-                        (ideal, pair_rtt, bottleneck.bytes_in(pair_rtt))
-                    }
+                    None => (ideal, pair_rtt, bottleneck.bytes_in(pair_rtt)),
                 };
                 Flow {
                     spec: spec.clone(),
@@ -285,12 +330,12 @@ impl Sim {
                     ideal,
                     pair_rtt,
                     pair_bdp,
+                    one_way,
                     fct: None,
                 }
             })
             .collect();
-        let sampled_ports = match &cfg.output.queue_ports {
-            _ if cfg.output.queue_interval.is_none() => Vec::new(),
+        let watched_ports = match &cfg.output.queue_ports {
             None => topo
                 .switches
                 .iter()
@@ -312,6 +357,17 @@ impl Sim {
                 crate::topology::NodeKind::Switch => Slot::Switch(topo.kind_index[i]),
             })
             .collect();
+        let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
+        let mut diag = pfc_diag::PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
+        if cfg.diag.victims && cfg.flowctl.enabled {
+            for (fid, f) in flows.iter().enumerate() {
+                for (si, inp, out) in pfc::trace_ports(&cfg, seed, &f.spec, f.sport) {
+                    let gid = switches[si as usize].ports[inp as usize].eg.gid;
+                    diag.by_ingress[gid as usize].push((fid as u32, out));
+                }
+            }
+        }
+        let n_egress = egress_owner.len();
         Sim {
             q: EventQueue::new(),
             slots,
@@ -324,12 +380,18 @@ impl Sim {
             flows_done: 0,
             base_rtt,
             max_bdp,
+            receiver: cfg.cc.receiver(),
             seed,
             stats: Stats::default(),
             rec,
-            sampled_ports,
+            watched_ports,
             trace_rates: opts.trace_rates,
             last_progress: SimTime::ZERO,
+            diag,
+            xoff_forever,
+            fc_frames: Vec::new(),
+            visit: vec![0; n_egress],
+            visit_epoch: 0,
             cfg,
         }
     }
@@ -351,14 +413,35 @@ impl Sim {
         progress: &mut dyn FnMut(SimTime, usize, usize),
     ) -> Result<RunOutputs, Error> {
         let wall = Instant::now();
+        self.configure_recorders()?;
         if let Some(first) = self.flows.first() {
             let t = first.spec.start;
             self.q.schedule_cold(t, Event::FlowArrival.pack());
-            if !self.sampled_ports.is_empty() {
-                self.q.schedule_cold(t, Event::Sample.pack());
+            let out = &self.cfg.output;
+            if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
+                let what = SAMPLE_QUEUES;
+                self.q.schedule_cold(t, Event::Sample { what }.pack());
+            }
+            if let Some(iv) = out.link_utilization
+                && self.rec.link_util_on()
+            {
+                let what = SAMPLE_LINKS;
+                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
+            }
+            if let Some((_, iv)) = out.flow_rates
+                && self.rec.flow_rates_on()
+            {
+                let what = SAMPLE_FLOWS;
+                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
                 self.q.schedule_cold(t, Event::RateSample.pack());
+            }
+            if let Some((start, _)) = out.qlen_mon
+                && self.rec.ns3_qlen_on()
+            {
+                let what = SAMPLE_NS3_QLEN;
+                self.q.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
         let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
@@ -381,8 +464,15 @@ impl Sim {
                         break;
                     }
                 }
-                Event::Sample => self.sample(),
+                Event::Sample { what } => self.sample(what),
                 Event::RateSample => self.rate_sample(),
+                Event::PauseExpiry { egress } => self.pause_expiry(egress),
+                Event::SwitchTimer { switch } => {
+                    self.switch_timer(switch as usize);
+                    if self.diag.deadlock.is_some() {
+                        break;
+                    }
+                }
             }
             if self.flows_done == total && self.next_flow == total {
                 break;
@@ -393,6 +483,9 @@ impl Sim {
         }
         let end = self.q.now();
         progress(end, self.flows_done, total);
+        if self.diag.deadlock.is_some() {
+            return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
+        }
         if let Some(t) = stalled {
             return Err(Error::Sim(format!(
                 "{}: no flow made progress for {STALL_LIMIT} (at {t}); {} of {total} flows unfinished \
@@ -404,7 +497,14 @@ impl Sim {
         self.finish(end, wall.elapsed().as_secs_f64())
     }
 
-    fn finish(self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
+    fn finish(mut self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
+        self.close_pfc_diagnostics(end);
+        // Close the queue histograms at the end of the run.
+        for i in 0..self.rec.watched().len() {
+            let w = self.rec.watched()[i];
+            let bytes = self.switch_port(w.node, w.port).bytes;
+            self.rec.queue_change(w.gid, end, bytes);
+        }
         let paused: Delta = self
             .switches
             .iter()
@@ -435,7 +535,11 @@ impl Sim {
             base_rtt: self.base_rtt,
             peak_packets: self.pool.peak(),
             peak_events: self.q.peak_len(),
+            pfc: self.pfc_headline(),
         };
+        for (name, bytes) in self.pfc_files(end) {
+            self.rec.add_file(name, bytes);
+        }
         self.rec.finish(summary)
     }
 
@@ -480,15 +584,112 @@ impl Sim {
         }
     }
 
-    fn sample(&mut self) {
+    fn switch_port(&self, node: u32, port: u16) -> &crate::switch::SwitchPort {
+        let si = self.cfg.topo.kind_index[node as usize] as usize;
+        &self.switches[si].ports[port as usize]
+    }
+
+    /// Sets up the recorders `[output]` asks for, on the watched ports.
+    fn configure_recorders(&mut self) -> Result<(), Error> {
+        let watched = self
+            .watched_ports
+            .iter()
+            .map(|&(node, port)| crate::output::WatchedPort {
+                gid: self.switch_port(node, port).eg.gid,
+                node,
+                port,
+            })
+            .collect();
+        self.rec
+            .configure(&self.cfg, self.egress_owner.len(), watched)
+    }
+
+    fn sample(&mut self, what: u32) {
         let now = self.q.now();
-        for &(node, port) in &self.sampled_ports {
-            let si = self.cfg.topo.kind_index[node as usize] as usize;
-            let bytes = self.switches[si].ports[port as usize].bytes;
-            self.rec.queue_sample(now, node, port, bytes);
+        let iv = match what {
+            SAMPLE_QUEUES => {
+                for &(node, port) in &self.watched_ports {
+                    let si = self.cfg.topo.kind_index[node as usize] as usize;
+                    let bytes = self.switches[si].ports[port as usize].bytes;
+                    self.rec.queue_sample(now, node, port, bytes);
+                }
+                self.cfg.output.queue_interval
+            }
+            SAMPLE_LINKS => {
+                self.sample_links(now);
+                self.cfg.output.link_utilization
+            }
+            SAMPLE_NS3_QLEN => {
+                // third.cc monitor_buffer: every switch egress port, every 100 ns.
+                let end = self.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
+                let ports = self.switches.iter().flat_map(|sw| {
+                    let node = sw.node.0;
+                    sw.ports
+                        .iter()
+                        .enumerate()
+                        .map(move |(p, sp)| (node, p as u16, sp.bytes))
+                });
+                self.rec.ns3_qlen_sample(now, ports, now >= end);
+                (now < end).then_some(Delta::from_ns(crate::output::ns3::QLEN_INTERVAL_NS))
+            }
+            _ => {
+                self.sample_flows(now);
+                self.cfg.output.flow_rates.as_ref().map(|r| r.1)
+            }
+        };
+        if let Some(iv) = iv {
+            self.q
+                .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
-        if let Some(iv) = self.cfg.output.queue_interval {
-            self.q.schedule_cold(now + iv, Event::Sample.pack());
+    }
+
+    fn sample_links(&mut self, now: SimTime) {
+        let counters: Vec<crate::output::PortCounters> = self
+            .watched_ports
+            .iter()
+            .map(|&(node, port)| {
+                let eg = &self.switch_port(node, port).eg;
+                let in_progress = if eg.busy_until > now {
+                    eg.rate.bytes_in(eg.busy_until.since(now))
+                } else {
+                    0
+                };
+                crate::output::PortCounters {
+                    node,
+                    port,
+                    rate: eg.rate,
+                    done_bytes: eg.tx_bytes.saturating_sub(in_progress),
+                    tx_bytes: eg.tx_bytes,
+                    data_bytes: eg.tx_data_bytes,
+                }
+            })
+            .collect();
+        self.rec.link_util_sample(now, &counters);
+    }
+
+    fn sample_flows(&mut self, now: SimTime) {
+        let mut fids: Vec<u32> = self
+            .nics
+            .iter()
+            .flat_map(|n| n.active.iter().copied())
+            .filter(|&f| self.rec.flow_rate_on(f as usize))
+            .collect();
+        fids.sort_unstable();
+        for fid in fids {
+            let c = self.flow_counters(fid as usize);
+            self.rec.flow_rate(now, fid as usize, c);
+        }
+    }
+
+    fn flow_counters(&self, fid: usize) -> crate::output::FlowCounters {
+        use crate::cc::CongestionControl;
+        let f = &self.flows[fid];
+        let qp = f.send.as_ref().expect("sampled flows have a sender");
+        crate::output::FlowCounters {
+            rate: qp.cc.rate(),
+            window: qp.cc.window(),
+            sent: qp.high_sent + qp.retx_bytes,
+            delivered: f.recv.delivered,
         }
     }
 
@@ -505,6 +706,10 @@ impl Sim {
                     rate: qp.cc.rate(),
                     window: qp.cc.window(),
                     delivered: f.recv.delivered,
+                    congestion: match f.recv.ctl.congestion() {
+                        crate::cc::Congestion::Unknown => qp.cc.congestion(),
+                        c => c,
+                    },
                 });
             }
         }
@@ -519,6 +724,11 @@ impl Sim {
         let fct = now.since(f.spec.start);
         f.fct = Some(fct);
         self.flows_done += 1;
+        if self.rec.flow_rate_on(fid) {
+            let c = self.flow_counters(fid);
+            self.rec.flow_rate(now, fid, c);
+        }
+        let f = &self.flows[fid];
         let send = f.send.as_ref().expect("completed flows have a sender");
         self.rec.flow_done(FctRecord {
             flow_id: fid as u32,
@@ -546,6 +756,7 @@ impl Sim {
             pair_rtt: f.pair_rtt,
             max_bdp: self.max_bdp,
             pair_bdp: f.pair_bdp,
+            one_way: f.one_way,
             mtu: self.cfg.nic.mtu,
             mtu_wire: self.cfg.mtu_wire(),
         }
@@ -556,15 +767,15 @@ impl Sim {
     }
 }
 
-/// Ideal FCT, base RTT and bottleneck rate of one flow (on its own ECMP path).
-/// (The ns-3 model's values come from [`ns3_paths`].)
+/// Ideal FCT, base RTT, base one-way delay and bottleneck rate of one flow (on
+/// its own ECMP path). (The ns-3 model's ideal FCT and RTT come from [`ns3_paths`].)
 fn ideal_fct(
     cfg: &RunConfig,
     seed: u64,
     spec: &FlowSpec,
     sport: u16,
     ack_wire_no_hops: u32,
-) -> (Delta, Delta, crate::units::Rate) {
+) -> (Delta, Delta, Delta, crate::units::Rate) {
     let model = &cfg.model;
     let data = paths::trace(
         &cfg.topo, model, seed, spec.src, spec.dst, sport, spec.dport,
@@ -573,12 +784,9 @@ fn ideal_fct(
         &cfg.topo, model, seed, spec.dst, spec.src, spec.dport, sport,
     );
     let sizes = &model.sizes;
-    let bottleneck = data
-        .iter()
-        .map(|h| h.rate)
-        .min()
-        .expect("a path has links");
-    match model.ideal_fct {
+    let bottleneck = data.iter().map(|h| h.rate).min().expect("a path has links");
+    let one_way = paths::one_way(model, &data, cfg.mtu_wire());
+    let (ideal, rtt) = match model.ideal_fct {
         IdealFct::Alone => {
             let per_hop = if cfg.int_on { sizes.int_per_hop() } else { 0 };
             let switches = data.len().saturating_sub(1) as u32;
@@ -594,13 +802,12 @@ fn ideal_fct(
             (
                 ideal,
                 paths::base_rtt(model, &data, cfg.mtu_wire(), ack_wire),
-                bottleneck,
             )
         }
         IdealFct::Ns3 => (
             paths::ideal_ns3(&data, spec.size, cfg.nic.mtu, sizes.data_header),
             paths::ns3_pair_rtt(&data, cfg.nic.mtu),
-            bottleneck,
         ),
-    }
+    };
+    (ideal, rtt, one_way, bottleneck)
 }

@@ -94,9 +94,7 @@ impl Ns3Paths {
         for &h in &topo.hosts {
             let p = topo.host_port(h);
             let si = topo.kind_index[p.peer.idx()] as usize;
-            *classes[si]
-                .entry(link(p.rate.bps(), p.delay))
-                .or_insert(0) += 1;
+            *classes[si].entry(link(p.rate.bps(), p.delay)).or_insert(0) += 1;
         }
         let mut attach = vec![u32::MAX; ns];
         let mut roots = Vec::new();
@@ -134,7 +132,7 @@ impl Ns3Paths {
             for &s in &roots {
                 let mid = tree[ai * ns + s];
                 for (&cd, &nd) in &classes[a] {
-                    for (&cs, _) in &classes[s] {
+                    for &cs in classes[s].keys() {
                         if a == s && cd == cs && nd < 2 {
                             continue;
                         }
@@ -186,9 +184,7 @@ impl Ns3Paths {
 pub fn ns3_standalone(pair: &Ns3Pair, size: u64, mtu: u32, header: u32) -> Delta {
     let pkts = size.div_ceil(mtu as u64);
     let bytes = size + pkts * header as u64;
-    Delta::from_ns(
-        pair.rtt.as_ns() + (bytes as u128 * 8_000_000_000 / pair.bw_bps as u128) as u64,
-    )
+    Delta::from_ns(pair.rtt.as_ns() + (bytes as u128 * 8_000_000_000 / pair.bw_bps as u128) as u64)
 }
 
 #[cfg(test)]

@@ -228,6 +228,16 @@ pub fn ns3_pair_rtt(data: &[Hop], mtu: u32) -> Delta {
 
 /// A pair's base RTT under our model: per link, propagation both ways plus the
 /// serialization of a full data packet and of its ACK.
+/// Base one-way delay of a full data packet along `path`: propagation plus
+/// store-and-forward serialization on every link.
+pub fn one_way(model: &ModelConfig, path: &[Hop], mtu_wire: u32) -> Delta {
+    Delta(
+        path.iter()
+            .map(|h| h.delay.ps() + model.serialization.tx_time(h.rate, mtu_wire as u64).ps())
+            .sum(),
+    )
+}
+
 pub fn base_rtt(model: &ModelConfig, path: &[Hop], mtu_wire: u32, ack_wire: u32) -> Delta {
     match model.ideal_fct {
         IdealFct::Alone => Delta(

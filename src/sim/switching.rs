@@ -1,15 +1,13 @@
-//! Switch forwarding: arrival (routing, ECMP, MMU admission, ECN at enqueue,
-//! XOFF), transmission (scheduling, MMU release, XON, ECN at dequeue, INT), and
-//! PFC frames in both directions.
+//! Switch forwarding: arrival (routing, ECMP, MMU admission, ECN at enqueue, the
+//! flow-control scheme's enqueue hook), transmission (scheduling, MMU release,
+//! its dequeue hook, ECN at dequeue, INT). PFC frames themselves are in `pfc`.
 
 use super::{Event, Sim, paths};
-use crate::output::PfcKind;
 use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
-use crate::port::Egress;
 use crate::profile::EcnPoint;
+use crate::switch::flowctl::{Enqueue, FlowControl};
 use crate::switch::mmu::Admit;
 use crate::topology::NodeId;
-use crate::units::SimTime;
 
 impl Sim {
     pub(super) fn switch_arrive(&mut self, si: usize, inp: u16, id: PacketId) {
@@ -17,13 +15,8 @@ impl Sim {
         let sw = &mut self.switches[si];
         let pkt = self.pool.get_mut(id);
         if pkt.kind == PacketKind::Pfc {
-            let (class, quanta) = (pkt.class, pkt.pause_quanta);
-            self.pool.free(id);
-            let node = sw.node;
-            let eg = &mut sw.ports[inp as usize].eg;
-            if apply_pfc(eg, class, quanta, now, &mut self.rec, node, inp) {
-                self.switch_kick(si, inp);
-            }
+            let gid = sw.ports[inp as usize].eg.gid;
+            self.receive_pfc(gid, id);
             return;
         }
         pkt.ingress = inp;
@@ -68,11 +61,21 @@ impl Sim {
         let port = &mut sw.ports[out as usize];
         port.queues[class as usize].push(&mut self.pool, id);
         port.nonempty |= 1 << class;
+        self.rec.queue_change(port.eg.gid, now, port.bytes);
         port.bytes += wire;
         port.rx_bytes += wire;
         port.peak_bytes = port.peak_bytes.max(port.bytes);
-        if class != 0 && sw.mmu.check_xoff(inp, class) {
-            self.send_pfc(si, inp, class, true);
+        if class != 0 {
+            let ev = Enqueue {
+                now,
+                inp,
+                out,
+                class,
+            };
+            let r = sw.fc.on_enqueue(&sw.mmu, &ev);
+            if !r.is_none() {
+                self.fc_react(si, r, out);
+            }
         }
         self.switch_kick(si, out);
     }
@@ -124,13 +127,18 @@ impl Sim {
             port.rr = class;
         }
         let (pkt, int) = self.pool.get_with_int(id);
+        self.rec.queue_change(port.eg.gid, now, port.bytes);
         port.bytes -= pkt.wire as u64;
-        let mut resume = None;
+        let mut frame = None;
         if class != 0 {
             sw.mmu.release(pkt.ingress, class, p, pkt.wire as u64);
-            if sw.mmu.check_xon(pkt.ingress, class) {
-                resume = Some(pkt.ingress);
-            }
+            let ev = Enqueue {
+                now,
+                inp: pkt.ingress,
+                out: p,
+                class,
+            };
+            frame = sw.fc.on_dequeue(&sw.mmu, &ev);
         }
         let is_data = pkt.kind == PacketKind::Data;
         if is_data {
@@ -187,54 +195,8 @@ impl Sim {
                 .pack(),
             );
         }
-        if let Some(inp) = resume {
-            self.send_pfc(si, inp, class, false);
+        if let Some(f) = frame {
+            self.send_pfc(si, f, p);
         }
-    }
-
-    /// Queues a PAUSE (or RESUME) for `class` out of port `p`, toward the upstream.
-    pub(super) fn send_pfc(&mut self, si: usize, p: u16, class: u8, pause: bool) {
-        let sw = &mut self.switches[si];
-        let id = self.pool.alloc_blank(PacketKind::Pfc);
-        let pkt = self.pool.get_mut(id);
-        pkt.class = class;
-        pkt.pause_quanta = if pause { u16::MAX } else { 0 };
-        pkt.wire = self.cfg.model.sizes.pfc;
-        pkt.src = sw.node.0;
-        let wire = pkt.wire as u64;
-        let port = &mut sw.ports[p as usize];
-        port.queues[0].push(&mut self.pool, id);
-        port.nonempty |= 1;
-        port.bytes += wire;
-        if pause {
-            self.stats.pfc_pause_frames += 1;
-        } else {
-            self.stats.pfc_resume_frames += 1;
-        }
-        self.switch_kick(si, p);
-    }
-}
-
-/// Applies a received PFC frame to the egress that will obey it. Returns true when
-/// a class resumed (the caller should try to send).
-pub(super) fn apply_pfc(
-    eg: &mut Egress,
-    class: u8,
-    quanta: u16,
-    now: SimTime,
-    rec: &mut crate::output::Recorder,
-    node: NodeId,
-    port: u16,
-) -> bool {
-    if quanta > 0 {
-        if eg.pause(class, now, SimTime::MAX) {
-            rec.pfc_event(now, node.0, port, class, PfcKind::Pause);
-        }
-        false
-    } else if eg.resume(class, now) {
-        rec.pfc_event(now, node.0, port, class, PfcKind::Resume);
-        true
-    } else {
-        false
     }
 }

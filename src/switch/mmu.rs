@@ -12,9 +12,8 @@
 //! * A packet that would push the (port, class) past the threshold goes to
 //!   headroom; when the headroom is full too, it is dropped (and counted) - with
 //!   enough headroom this never happens.
-//! * XOFF is sent when the (port, class) holds headroom or reaches the threshold;
-//!   XON once the headroom has drained and the shared use is `resume_offset` below
-//!   the threshold (DCQCN §4: two MTUs). Bytes leave headroom first.
+//! * Bytes leave headroom first. When to send XOFF/XON is the flow-control
+//!   scheme's decision (`switch::flowctl`); the MMU only keeps the accounts.
 //! * Without PFC (lossy), packets are admitted while their egress queue stays below
 //!   `egress_alpha x (free buffer)` (HPCC §5.3 footnote 6 uses alpha = 1) and the
 //!   buffer has room; otherwise dropped.
@@ -53,12 +52,13 @@ pub struct MmuConfig {
     /// Subtract the reserve from the pool once per port (as the ns-3 model does)
     /// rather than once per (port, class).
     pub reserve_once_per_port: bool,
-    /// XON hysteresis below the threshold.
-    pub resume_offset: u64,
     /// Lossy mode: egress dynamic-threshold alpha.
     pub egress_alpha: f64,
     /// The ns-3 simulator's admission arithmetic (see the module docs).
     pub ns3_admission: bool,
+    /// Cap on the shared pool (a switch whose shared buffer is smaller than what
+    /// headroom and reserves leave, e.g. P-PFC §5's 4 MB of 9 MB).
+    pub shared_cap: Option<u64>,
 }
 
 /// The outcome of an admission check.
@@ -78,8 +78,6 @@ pub struct Mmu {
     hdrm: Vec<u64>,
     /// Per (egress port, class): bytes queued.
     egress: Vec<u64>,
-    /// Per (ingress port, class): an XOFF is in force upstream.
-    xoff: Vec<bool>,
     /// Bytes of the shared pool in use (beyond reserves).
     shared_used: u64,
     /// Bytes held in total.
@@ -108,17 +106,20 @@ impl Mmu {
         } else {
             cfg.reserve * (ports * CLASSES) as u64
         };
-        let pool = cfg.buffer.saturating_sub(hdrm_total + reserve_total);
-        let ns3_pool = (cfg.buffer as u32)
+        let mut pool = cfg.buffer.saturating_sub(hdrm_total + reserve_total);
+        let mut ns3_pool = (cfg.buffer as u32)
             .wrapping_sub(hdrm_total as u32)
             .wrapping_sub(reserve_total as u32);
+        if let Some(cap) = cfg.shared_cap {
+            pool = pool.min(cap);
+            ns3_pool = ns3_pool.min(cap.min(u32::MAX as u64) as u32);
+        }
         let n = ports * CLASSES;
         Mmu {
             cfg,
             ingress: vec![0; n],
             hdrm: vec![0; n],
             egress: vec![0; n],
-            xoff: vec![false; n],
             shared_used: 0,
             total_used: 0,
             pool,
@@ -152,8 +153,19 @@ impl Mmu {
     pub fn headroom_bytes(&self, port: u16, class: u8) -> u64 {
         self.hdrm[ix(port, class)]
     }
-    pub fn is_xoff(&self, port: u16, class: u8) -> bool {
-        self.xoff[ix(port, class)]
+    /// Bytes of (ingress port, class) in the shared pool (beyond its reserve,
+    /// headroom excluded): what the PFC threshold is compared with.
+    #[inline]
+    pub fn shared_bytes(&self, port: u16, class: u8) -> u64 {
+        self.shared_of(ix(port, class))
+    }
+    /// Free bytes of the shared pool.
+    pub fn shared_free(&self) -> u64 {
+        self.pool.saturating_sub(self.shared_used)
+    }
+    /// Number of ports the MMU accounts for.
+    pub fn ports(&self) -> usize {
+        self.cfg.headroom.len()
     }
 
     #[inline]
@@ -175,6 +187,26 @@ impl Mmu {
                 (self.cfg.alpha[port as usize] * free as f64) as u64
             }
         }
+    }
+
+    /// The XOFF condition of (`inp`, `class`): it holds headroom, or its shared
+    /// use has reached the threshold (DCQCN §4).
+    #[inline]
+    pub fn over_threshold(&self, inp: u16, class: u8) -> bool {
+        let i = ix(inp, class);
+        self.hdrm[i] > 0 || self.shared_of(i) >= self.threshold(inp)
+    }
+
+    /// The XON condition of (`inp`, `class`): its headroom is empty and its shared
+    /// use is `offset` below the threshold (or zero).
+    #[inline]
+    pub fn below_resume(&self, inp: u16, class: u8, offset: u64) -> bool {
+        let i = ix(inp, class);
+        if self.hdrm[i] > 0 {
+            return false;
+        }
+        let shared = self.shared_of(i);
+        shared == 0 || shared + offset <= self.threshold(inp)
     }
 
     /// Decides whether a packet of `size` bytes arriving on (`inp`, `class`) for
@@ -249,40 +281,6 @@ impl Mmu {
         self.egress[o] -= size;
         self.total_used -= size;
     }
-
-    /// True when an XOFF for (`inp`, `class`) should be sent now; marks it sent.
-    #[inline]
-    pub fn check_xoff(&mut self, inp: u16, class: u8) -> bool {
-        let i = ix(inp, class);
-        if !self.cfg.lossless || self.xoff[i] {
-            return false;
-        }
-        if self.hdrm[i] > 0 || self.shared_of(i) >= self.threshold(inp) {
-            self.xoff[i] = true;
-            return true;
-        }
-        false
-    }
-
-    /// True when an XON for (`inp`, `class`) should be sent now; marks it sent.
-    #[inline]
-    pub fn check_xon(&mut self, inp: u16, class: u8) -> bool {
-        let i = ix(inp, class);
-        if !self.xoff[i] || self.hdrm[i] > 0 {
-            return false;
-        }
-        let shared = self.shared_of(i);
-        if shared == 0 || shared + self.cfg.resume_offset <= self.threshold(inp) {
-            self.xoff[i] = false;
-            return true;
-        }
-        false
-    }
-
-    /// Forgets an XOFF (used when a timed pause lapses on its own).
-    pub fn clear_xoff(&mut self, inp: u16, class: u8) {
-        self.xoff[ix(inp, class)] = false;
-    }
 }
 
 #[cfg(test)]
@@ -298,9 +296,9 @@ mod tests {
             headroom: vec![25_000; 4],
             reserve: 0,
             reserve_once_per_port: false,
-            resume_offset: 2_000,
             egress_alpha: 1.0,
             ns3_admission: false,
+            shared_cap: None,
         })
     }
 
@@ -310,7 +308,7 @@ mod tests {
         assert_eq!(m.pool(), 900_000);
         // Fill one ingress queue until XOFF: q >= (pool - q) / 8  <=>  q >= pool / 9.
         let mut q = 0;
-        while !m.check_xoff(1, 3) {
+        while m.shared_bytes(1, 3) < m.threshold(1) {
             assert_eq!(m.admit(1, 3, 0, 1000), Admit::Shared);
             q += 1000;
         }
@@ -337,25 +335,14 @@ mod tests {
     }
 
     #[test]
-    fn xon_needs_empty_headroom_and_the_resume_offset() {
+    fn a_shared_cap_shrinks_the_pool() {
         let cfg = MmuConfig {
-            threshold: PfcThreshold::Static(10_000),
+            shared_cap: Some(400_000),
             ..mmu(true).cfg
         };
-        let mut m = Mmu::new(cfg);
-        for _ in 0..12 {
-            m.admit(0, 3, 1, 1000);
-        }
-        assert!(m.check_xoff(0, 3));
-        assert!(!m.check_xoff(0, 3), "XOFF is sent once");
-        // 10 KB shared + 2 KB headroom. Draining 2 KB empties the headroom first.
-        m.release(0, 3, 1, 1000);
-        m.release(0, 3, 1, 1000);
-        assert_eq!(m.headroom_bytes(0, 3), 0);
-        assert!(!m.check_xon(0, 3), "10 KB + 2 KB offset > 10 KB threshold");
-        m.release(0, 3, 1, 1000);
-        m.release(0, 3, 1, 1000);
-        assert!(m.check_xon(0, 3), "8 KB + 2 KB <= 10 KB");
+        let m = Mmu::new(cfg);
+        assert_eq!(m.pool(), 400_000);
+        assert_eq!(m.shared_free(), 400_000);
     }
 
     #[test]
@@ -367,7 +354,7 @@ mod tests {
             held += 1000;
         }
         assert_eq!(held, 500_000);
-        assert!(!m.check_xoff(0, 3), "no PFC when lossy");
+        assert_eq!(m.headroom_bytes(0, 3), 0, "no headroom when lossy");
     }
 
     fn ns3_mmu() -> Mmu {
@@ -381,9 +368,9 @@ mod tests {
             headroom: vec![37_500; 2],
             reserve: 4096,
             reserve_once_per_port: true,
-            resume_offset: 3072,
             egress_alpha: 1.0,
             ns3_admission: true,
+            shared_cap: None,
         })
     }
 
@@ -407,15 +394,13 @@ mod tests {
             assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
         }
         assert_eq!(m.shared_used(), 264);
-        // The default rule charges the whole packet: 0 + 1090 > 500 goes to headroom.
+        // The default rule charges the whole packet against the threshold:
+        // 0 + 1090 > 500 goes to headroom at once.
         let mut d = Mmu::new(MmuConfig {
             ns3_admission: false,
             reserve_once_per_port: false,
             ..cfg
         });
-        for _ in 0..3 {
-            assert_eq!(d.admit(0, 3, 1, 1090), Admit::Shared);
-        }
         assert_eq!(d.admit(0, 3, 1, 1090), Admit::Headroom);
     }
 
@@ -430,7 +415,7 @@ mod tests {
         for _ in 0..100 {
             assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
         }
-        assert!(!m.check_xoff(0, 3));
+        assert!(!m.over_threshold(0, 3));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Switch: per-port egress queues (8 classes), a shared-buffer MMU with PFC, RED/ECN
-//! marking, INT stamping and ECMP. One model, used for every switch.
+//! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
+//! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking, INT stamping and ECMP. One
+//! model, used for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
@@ -7,7 +8,9 @@
 //! The forwarding logic itself is in `sim::switching`.
 
 pub mod ecn;
+pub mod flowctl;
 pub mod mmu;
+pub mod thresholds;
 
 use crate::packet::PktQueue;
 use crate::port::{CLASSES, Egress};
@@ -75,6 +78,10 @@ pub struct Switch {
     pub idx: u32,
     pub ports: Vec<SwitchPort>,
     pub mmu: mmu::Mmu,
+    /// When to send PAUSE/RESUME (the MMU keeps the accounts).
+    pub fc: flowctl::SwitchFc,
+    /// Time of the pending flow-control timer event, `SimTime::MAX` if none.
+    pub timer_at: crate::units::SimTime,
     pub ecmp_seed: u64,
     pub rng: ChaCha8Rng,
 }

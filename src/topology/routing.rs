@@ -14,6 +14,10 @@
 //! node id, and with parallel links to the same neighbour collapsed to the last
 //! one listed (ns-3 keys its interface map by neighbour). ECMP picks `list[hash %
 //! n]`, so the order decides which path a flow takes.
+//!
+//! Static routes (a scenario's `[[switch.routes]]`) replace the computed next
+//! hops of one (switch, destination host); they are looked up first, and only
+//! when there are any.
 
 use super::{NodeId, NodeKind, PortInfo, TopologySpec};
 use std::collections::{HashMap, VecDeque};
@@ -41,6 +45,10 @@ pub struct Routes {
     pool: Vec<u16>,
     /// Hop distance (switch to switch) from each switch to each attachment switch.
     dist: Vec<u16>,
+    /// Static routes: (switch index, destination host) -> pool offset of its port.
+    overrides: HashMap<(u32, u32), u32>,
+    /// `!overrides.is_empty()`, kept beside the tables the hot path reads.
+    has_overrides: bool,
 }
 
 impl Routes {
@@ -179,13 +187,34 @@ impl Routes {
             table,
             pool,
             dist: dist_all,
+            overrides: HashMap::new(),
+            has_overrides: false,
         })
+    }
+
+    /// Replaces the next hops of switch number `switch_idx` toward host `dst` by
+    /// the single port `port`.
+    pub fn set_route(&mut self, switch_idx: u32, dst: NodeId, port: u16) {
+        let off = self.pool.len() as u32;
+        self.pool.push(port);
+        self.overrides.insert((switch_idx, dst.0), off);
+        self.has_overrides = true;
+    }
+
+    /// Whether any static route is set.
+    pub fn has_overrides(&self) -> bool {
+        self.has_overrides
     }
 
     /// Equal-cost next-hop ports at switch number `switch_idx` toward host `dst`.
     /// Empty when `dst` is unreachable from this switch.
     #[inline]
     pub fn next_hops(&self, switch_idx: u32, dst: NodeId) -> &[u16] {
+        if self.has_overrides
+            && let Some(&off) = self.overrides.get(&(switch_idx, dst.0))
+        {
+            return &self.pool[off as usize..off as usize + 1];
+        }
         let (attach, own_port) = self.host_route[dst.idx()];
         if attach == NONE {
             return &[];

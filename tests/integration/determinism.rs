@@ -91,7 +91,20 @@ fn the_same_seed_gives_byte_identical_files_and_another_seed_changes_them() {
     let b = run("b", "1");
     let c = run("c", "2");
     let names: Vec<&str> = a.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["fct.csv", "pfc.csv", "queue.csv", "summary.json"]);
+    assert_eq!(
+        names,
+        [
+            "fct.csv",
+            "latency_hist.csv",
+            "pfc.csv",
+            "pfc_diagnostics.json",
+            "pfc_ports.csv",
+            "queue.csv",
+            "queue_hist.csv",
+            "scenario.toml",
+            "summary.json"
+        ]
+    );
     assert_eq!(a, b, "same seed, same bytes");
     let fct = |v: &[(String, Vec<u8>)]| v.iter().find(|(n, _)| n == "fct.csv").unwrap().1.clone();
     assert_ne!(

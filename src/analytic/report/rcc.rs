@@ -263,3 +263,127 @@ pub fn run(p: &RccFluidParams, out: &Path) -> Result<Vec<String>, Error> {
     ));
     Ok(lines)
 }
+
+/// `--compare-sim`: the fluid model against the packet simulator on in-network
+/// congestion. Writes `compare.csv`, `compare-summary.csv` and the
+/// `compare-rates` and `compare-queue` figures.
+pub fn compare(
+    c: &crate::analytic::rcc_compare::Comparison,
+    out: &Path,
+) -> Result<Vec<String>, Error> {
+    let mut csv = String::from("source,time_us,flow1_gbps,flow2_gbps,queue_kb\n");
+    for (name, t) in [("model", &c.model), ("sim", &c.sim)] {
+        for k in 0..t.time.len() {
+            writeln!(
+                csv,
+                "{name},{:.3},{:.5},{:.5},{:.3}",
+                t.time[k] * 1e6,
+                t.rate[0][k] / 1e9,
+                t.rate[1][k] / 1e9,
+                t.queue[k] / 1e3
+            )
+            .unwrap();
+        }
+    }
+    write_csv(out, "compare.csv", &csv)?;
+    let mut sum = String::from(
+        "source,flow1_gbps,flow2_gbps,flow1_std_gbps,flow2_std_gbps,queue_kb,queue_std_kb\n",
+    );
+    for (name, s) in [("model", &c.model_settled), ("sim", &c.sim_settled)] {
+        writeln!(
+            sum,
+            "{name},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3}",
+            s.rate[0] / 1e9,
+            s.rate[1] / 1e9,
+            s.rate_std[0] / 1e9,
+            s.rate_std[1] / 1e9,
+            s.queue / 1e3,
+            s.queue_std / 1e3
+        )
+        .unwrap();
+    }
+    write_csv(out, "compare-summary.csv", &sum)?;
+    let us = AxisSpec::linear("time (us)");
+    let mut rates = Vec::new();
+    for (k, (name, t)) in [("model", &c.model), ("sim", &c.sim)]
+        .into_iter()
+        .enumerate()
+    {
+        for i in 0..2 {
+            let s = Series::line(
+                format!("{name} flow {}", i + 1),
+                pts(&t.time, &t.rate[i], 1e6, 1e-9),
+            )
+            .colored(2 * k + i);
+            rates.push(if k == 1 {
+                s.styled(LineStyle::Dashed)
+            } else {
+                s
+            });
+        }
+    }
+    write_figure(
+        out,
+        "compare-rates",
+        &line(
+            "RCC: fluid model vs packet simulation (rates)",
+            us.clone(),
+            AxisSpec::linear("rate (Gbps)"),
+            rates,
+        ),
+    )?;
+    let queues = vec![
+        Series::line("model", pts(&c.model.time, &c.model.queue, 1e6, 1e-3)).colored(0),
+        Series::line("sim", pts(&c.sim.time, &c.sim.queue, 1e6, 1e-3))
+            .styled(LineStyle::Dashed)
+            .colored(1),
+    ];
+    write_figure(
+        out,
+        "compare-queue",
+        &line(
+            "RCC: fluid model vs packet simulation (queue)",
+            us,
+            AxisSpec::linear("queue (KB)"),
+            queues,
+        ),
+    )?;
+    let (m, s) = (&c.model_settled, &c.sim_settled);
+    let pm = |x: Option<crate::analytic::rcc_fluid::Margins>| {
+        x.map_or("none".to_string(), |m| {
+            format!("{:.1} deg", m.phase_margin_deg)
+        })
+    };
+    Ok(vec![
+        format!(
+            "  compare-sim: base RTT {:.2} us, one-way {:.2} us, K_p {:e}, K_d {:e}; second half of the run:",
+            c.base_rtt * 1e6,
+            c.one_way * 1e6,
+            c.params.kp,
+            c.params.kd
+        ),
+        format!(
+            "    model: {:.2} / {:.2} Gbps (std {:.2} / {:.2}), queue {:.2} KB (std {:.2})",
+            m.rate[0] / 1e9,
+            m.rate[1] / 1e9,
+            m.rate_std[0] / 1e9,
+            m.rate_std[1] / 1e9,
+            m.queue / 1e3,
+            m.queue_std / 1e3
+        ),
+        format!(
+            "    sim:   {:.2} / {:.2} Gbps goodput (std {:.2} / {:.2}), queue {:.2} KB (std {:.2})",
+            s.rate[0] / 1e9,
+            s.rate[1] / 1e9,
+            s.rate_std[0] / 1e9,
+            s.rate_std[1] / 1e9,
+            s.queue / 1e3,
+            s.queue_std / 1e3
+        ),
+        format!(
+            "    phase margin: {} without delay, {} with one base RTT of feedback delay",
+            pm(c.margins),
+            pm(c.delayed)
+        ),
+    ])
+}

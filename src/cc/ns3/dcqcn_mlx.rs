@@ -197,7 +197,11 @@ mod tests {
         let alpha = (1.0f64 - g).powi(4);
         assert_eq!(d.alpha(), alpha);
         assert_eq!(d.rate(), Rate(rate_mul(100_000_000_000, 1.0 - alpha / 2.0)));
-        assert_eq!(d.target_rate(), 100_000_000_000, "stage 0, no clamp: R_T kept");
+        assert_eq!(
+            d.target_rate(),
+            100_000_000_000,
+            "stage 0, no clamp: R_T kept"
+        );
     }
 
     #[test]
@@ -227,6 +231,9 @@ mod tests {
         // raises the stage to 1, so the decrease that follows clamps R_T = R_C.
         run_to(&mut d, us(904) + Delta::from_ns(1));
         let after_rp = d.target_rate();
-        assert!(after_rp < 100_000_000_000, "R_T clamped to the recovered rate");
+        assert!(
+            after_rp < 100_000_000_000,
+            "R_T clamped to the recovered rate"
+        );
     }
 }

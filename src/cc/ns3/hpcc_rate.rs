@@ -311,7 +311,8 @@ mod tests {
             },
             &ctx(),
         );
-        h.on_ack(&ack(4188, 1000, 48_000, &[hop(0, 0, 0), hop(0, 0, 0)]));
+        // u counts min(qlen now, qlen before): hop 1 has had a BDP queued on both samples.
+        h.on_ack(&ack(4188, 1000, 48_000, &[hop(0, 0, 0), hop(0, 0, 52_000)]));
         let b = 100_000_000_000u64 / 8 * 4160 / 1_000_000_000;
         // Hop 0 idle at half rate, hop 1 full with a BDP of queue.
         h.on_ack(&ack(
@@ -321,6 +322,10 @@ mod tests {
             &[hop(4160, b / 2, 0), hop(4160, b, 52_000)],
         ));
         let r1 = (100e9 / (2.0 / 0.95)) as u64 + 50_000_000;
-        assert!(h.rate().bps().abs_diff(r1) <= 1, "{} vs {r1}", h.rate().bps());
+        assert!(
+            h.rate().bps().abs_diff(r1) <= 1,
+            "{} vs {r1}",
+            h.rate().bps()
+        );
     }
 }

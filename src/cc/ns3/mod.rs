@@ -265,6 +265,9 @@ impl Ns3Kind {
 }
 
 /// Per-flow state of an ns-3 algorithm.
+// Per-flow state lives inline in the flow arena like the other controllers'
+// (`Cc::Hpcc` is as large); boxing would add a pointer chase to every ACK.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Ns3Cc {
     Dcqcn(dcqcn_mlx::DcqcnMlx),
@@ -326,6 +329,7 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_ns(4160),
             max_bdp: 52_000,
             pair_bdp: 52_000,
+            one_way: Delta::from_ns(2080),
             mtu: 1000,
             mtu_wire: 1090,
         }
@@ -342,6 +346,7 @@ pub(crate) mod test_util {
             int,
             data_sent_at: SimTime::ZERO,
             rx_window: None,
+            rx_busy: false,
         }
     }
 }

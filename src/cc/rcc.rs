@@ -1,0 +1,521 @@
+//! RCC: receiver-driven RDMA congestion control (Zhang et al., IEEE/ACM ToN 2023,
+//! §III, Algorithm 1, Eq. 1-5). The receiver-side half is in [`super::receiver`];
+//! this file holds the decision logic both sides share ([`RccCore`]) and the sender.
+//!
+//! Per data packet (Alg. 1):
+//!
+//! 1. delay sample: the one-way delay `now - sent_at` (clocks are exact here;
+//!    `clock_jitter` adds uniform noise in `[-j, +j]`, RCC-async of §V-D1);
+//! 2. active messages `N` from the first/last packets of each message (§III-D);
+//! 3. Explicit Window Assignment (EWA, §III-D): fair share `W = C x T / N`, `C` the
+//!    receiver's line rate and `T` the control interval, sent in every ACK; the
+//!    sender paces at `W / T` (per-ACK update plus pacing);
+//! 4. a flow in PID stays in PID (lines 6-9);
+//! 5. last hop busy, `B_R >= eta x C x min_i RTT_i^base` with `B_R` the wire bytes
+//!    the NIC received in the last base RTT (§III-C): the fair share (lines 10-11);
+//! 6. else congestion detection (Eq. 1): `n` consecutive delays above
+//!    `base x (1 + delta)` mean in-network congestion: the flow enters PID;
+//!    otherwise the fair share (lines 13-17);
+//! 7. PID (§III-E): `E = delay - base (1 + delta/2)` (Eq. 2-3),
+//!    `U += K_p E + K_d (E - E_prev)` (Eq. 4), `W = W (1 - tanh U)` (Eq. 5), capped by
+//!    the fair share; updated once per `update_interval` (Table I's "RTT update
+//!    timer"; default T), between updates only the cap applies.
+//!
+//! **Units of the error term.** `E` is in seconds and the PID steps once per RTT
+//! (T), so `K_p E` per step is the integral of Eq. (9)'s `K_p/R (R - R_ref)` over
+//! one RTT, and `K_d dE` its `(K_d + K_p/2) dR` term up to the Tustin `K_p/2`: the
+//! discrete law is the one the fluid model and its phase-margin analysis
+//! (src/analytic/rcc_fluid.rs; 39.8 deg at the §V-A gains) describe. With the
+//! §V-A gains `K_p` = 1e4 and `K_d` = 1e5 (per second), 1 us of excess delay moves
+//! `U` by 0.01 per RTT and a 1 us rise between updates by 0.1 (a 10 % window step).
+//!
+//! Defaults: `n` = 3, `delta` = 0.2, `eta` = 0.95 (§III-F), `K_p` = 1e4, `K_d` = 1e5
+//! (§V-A), no clock jitter. Choices the paper leaves open: the base delay of a flow
+//! is its path's one-way propagation plus serialization of a full packet (the
+//! receiver's `RTT_i^base` for one-way delays; the flow's base RTT for `rcc-sender`);
+//! flows start at line rate (§III-B) with `W = C x T`; a flow entering PID keeps its
+//! current window and starts with `U = 0`, `E_prev = 0`; anti-windup: when `W` is held
+//! at the cap (or the floor `min_rate x T`) and `U` pushes further that way, `U` is
+//! reset to 0, so a flow leaving the cap reacts at once instead of unwinding a
+//! large integral. Variants (§III-G, §V-D): `rcc-sender` moves detection and PID to
+//! the sender on RTT samples (the receiver feeds back the fair share and whether its
+//! last hop is busy); `rcc-ewa` is EWA only; `rcc-pid` is PID only (no fair share:
+//! the cap is the line-rate window and every detected congestion goes to PID).
+
+use super::{AckInfo, CongestionControl, FlowCtx};
+use crate::units::{Delta, Rate, SimTime};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RccConfig {
+    /// Consecutive high delays that signal congestion (Eq. 1). §III-F: 3.
+    pub n: u32,
+    /// Allowed queueing: detection at `base (1 + delta)`, target `base (1 + delta/2)`.
+    /// §III-F: 0.2.
+    pub delta: f64,
+    /// Expected last-hop utilization (§III-C). §III-F: 0.95.
+    pub eta: f64,
+    /// PID gains of Eq. (4), per second of delay error. §V-A: 1e4 and 1e5.
+    pub kp: f64,
+    pub kd: f64,
+    /// Base PID update period `d`; the PID steps every `d` plus the sample's
+    /// queueing delay, i.e. once per RTT. Omitted = the flow's base RTT.
+    pub update_interval: Option<Delta>,
+    /// Uniform noise `[-j, +j]` added to every delay sample (RCC-async, §V-D1).
+    pub clock_jitter: Delta,
+    /// Floor on the window, as a rate (`W >= min_rate x T`).
+    pub min_rate: Rate,
+}
+
+impl Default for RccConfig {
+    fn default() -> Self {
+        RccConfig {
+            n: 3,
+            delta: 0.2,
+            eta: 0.95,
+            kp: 1e4,
+            kd: 1e5,
+            update_interval: None,
+            clock_jitter: Delta::ZERO,
+            min_rate: Rate::from_mbps(100),
+        }
+    }
+}
+
+impl RccConfig {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
+        if self.n == 0 {
+            return bad("n", "must be >= 1 consecutive samples, e.g. 3");
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return bad("delta", "must be in (0, 1), e.g. 0.2");
+        }
+        if !(self.eta > 0.0 && self.eta < 1.0) {
+            return bad("eta", "must be in (0, 1), e.g. 0.95");
+        }
+        if !(self.kp.is_finite() && self.kp >= 0.0) {
+            return bad("kp", "must be a finite number >= 0, e.g. 1e4");
+        }
+        if !(self.kd.is_finite() && self.kd >= 0.0) {
+            return bad("kd", "must be a finite number >= 0, e.g. 1e5");
+        }
+        if self.update_interval.is_some_and(|d| d.is_zero()) {
+            return bad("update_interval", "must be > 0, e.g. \"10us\"");
+        }
+        if self.min_rate.bps() == 0 {
+            return bad("min_rate", "must be > 0, e.g. \"100Mbps\"");
+        }
+        Ok(())
+    }
+}
+
+/// The window floor `min_rate x T`, in (fractional) bytes.
+pub fn min_window(cfg: &RccConfig, t: Delta) -> f64 {
+    (cfg.min_rate.bps_f64() / 8.0 * t.as_secs_f64()).max(1.0)
+}
+
+/// Which parts of RCC run, and where (§III-G, §V-D).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RccVariant {
+    /// `rcc`: EWA and PID at the receiver (Algorithm 1).
+    Full,
+    /// `rcc-sender`: detection and PID at the sender on RTTs.
+    Sender,
+    /// `rcc-ewa`: the fair share only.
+    Ewa,
+    /// `rcc-pid`: PID only, capped by the line-rate window.
+    Pid,
+}
+
+/// How the controller last classified the flow's congestion (RCC Fig. 15's flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Congestion {
+    /// Not classified (no receiver-driven control, or nothing seen yet).
+    #[default]
+    Unknown,
+    /// The last hop is not busy and no in-network congestion was detected.
+    None,
+    /// The receiver's last hop runs at `eta` of its rate: EWA governs (C1).
+    LastHop,
+    /// In-network congestion detected: the flow is in PID for good (C2).
+    InNetwork,
+}
+
+/// Congestion detection and the PID controller, on delay samples in seconds.
+#[derive(Clone, Debug)]
+pub struct RccCore {
+    n: u32,
+    threshold: f64,
+    target: f64,
+    kp: f64,
+    kd: f64,
+    interval: Delta,
+    base: f64,
+    w_min: f64,
+    consecutive: u32,
+    in_pid: bool,
+    u: f64,
+    e_prev: f64,
+    next_update: SimTime,
+    w: f64,
+    class: Congestion,
+    pid_steps: u64,
+}
+
+impl RccCore {
+    /// `base`: the delay without queueing; `w_init`: the window before any
+    /// decision; `w_min`: the floor.
+    pub fn new(cfg: &RccConfig, base: Delta, interval: Delta, w_init: f64, w_min: f64) -> Self {
+        let b = base.as_secs_f64();
+        RccCore {
+            n: cfg.n,
+            threshold: b * (1.0 + cfg.delta),
+            target: b * (1.0 + cfg.delta / 2.0),
+            kp: cfg.kp,
+            kd: cfg.kd,
+            interval,
+            base: b,
+            w_min,
+            consecutive: 0,
+            in_pid: false,
+            u: 0.0,
+            e_prev: 0.0,
+            next_update: SimTime::ZERO,
+            w: w_init.max(w_min),
+            class: Congestion::Unknown,
+            pid_steps: 0,
+        }
+    }
+
+    /// One packet's delay (`delay`, seconds) with the EWA fair share `fair`
+    /// (bytes) and whether the receiver's last hop is busy; returns the window.
+    /// The delay-driven parts (Eq. 1 detection, the PID) take one sample per RTT;
+    /// the fair share and the cap apply to every packet.
+    pub fn on_sample(
+        &mut self,
+        now: SimTime,
+        delay: f64,
+        fair: f64,
+        busy: bool,
+        variant: RccVariant,
+    ) -> f64 {
+        let sample = now >= self.next_update;
+        if sample {
+            self.consecutive = if delay > self.threshold {
+                self.consecutive.saturating_add(1)
+            } else {
+                0
+            };
+            // One sample per RTT R = d + queueing (Eq. 6 and 9 advance by R).
+            let queueing = Delta::from_secs_f64((delay - self.base).max(0.0));
+            self.next_update = now + self.interval + queueing;
+        }
+        let fair = fair.max(self.w_min);
+        match variant {
+            RccVariant::Ewa => {
+                self.w = fair;
+                self.class = if busy {
+                    Congestion::LastHop
+                } else {
+                    Congestion::None
+                };
+            }
+            RccVariant::Full | RccVariant::Sender | RccVariant::Pid => {
+                // rcc-pid has no EWA: `fair` is the line-rate window, `busy` unused.
+                let last_hop = busy && variant != RccVariant::Pid;
+                if self.in_pid {
+                    if sample {
+                        self.pid_step(delay, fair);
+                    }
+                    self.w = self.w.clamp(self.w_min, fair);
+                } else if last_hop {
+                    self.w = fair;
+                    self.class = Congestion::LastHop;
+                } else if sample && self.consecutive >= self.n {
+                    self.in_pid = true;
+                    self.class = Congestion::InNetwork;
+                    self.pid_step(delay, fair);
+                } else {
+                    self.w = fair;
+                    self.class = Congestion::None;
+                }
+            }
+        }
+        self.w
+    }
+
+    /// Eq. (3)-(5), one step.
+    fn pid_step(&mut self, delay: f64, cap: f64) {
+        let e = delay - self.target;
+        self.u += self.kp * e + self.kd * (e - self.e_prev);
+        self.e_prev = e;
+        self.w = (self.w * (1.0 - self.u.tanh())).clamp(self.w_min, cap);
+        self.pid_steps += 1;
+        if self.w >= cap && self.u < 0.0 {
+            self.u = 0.0; // anti-windup at the fair share
+        }
+        if self.w <= self.w_min && self.u > 0.0 {
+            self.u = 0.0; // and at the floor
+        }
+    }
+
+    pub fn window(&self) -> f64 {
+        self.w
+    }
+    pub fn in_pid(&self) -> bool {
+        self.in_pid
+    }
+    pub fn class(&self) -> Congestion {
+        self.class
+    }
+    pub fn control_factor(&self) -> f64 {
+        self.u
+    }
+    pub fn pid_steps(&self) -> u64 {
+        self.pid_steps
+    }
+}
+
+/// The RCC sender: window from the receiver's ACKs (or, for `rcc-sender`, from its
+/// own [`RccCore`] on RTT samples), pacing at `W / T`.
+#[derive(Clone, Debug)]
+pub struct RccSender {
+    t_s: f64,
+    line_bps: f64,
+    w_min: f64,
+    w_max: f64,
+    window: u64,
+    pacing: Rate,
+    /// Present for `rcc-sender` only.
+    core: Option<Box<RccCore>>,
+}
+
+impl RccSender {
+    pub fn new(cfg: &RccConfig, variant: RccVariant, ctx: &FlowCtx) -> Self {
+        let t = ctx.base_rtt;
+        let w_max = ctx.line_rate.bytes_in(t) as f64;
+        let w_min = min_window(cfg, t).min(w_max);
+        let core = (variant == RccVariant::Sender).then(|| {
+            let interval = cfg.update_interval.unwrap_or(ctx.pair_rtt);
+            Box::new(RccCore::new(cfg, ctx.pair_rtt, interval, w_max, w_min))
+        });
+        let mut s = RccSender {
+            t_s: t.as_secs_f64(),
+            line_bps: ctx.line_rate.bps_f64(),
+            w_min,
+            w_max,
+            window: 0,
+            pacing: Rate(0),
+            core,
+        };
+        s.set_window(w_max);
+        s
+    }
+
+    fn set_window(&mut self, w: f64) {
+        let w = w.clamp(self.w_min, self.w_max);
+        self.window = w.round().max(1.0) as u64;
+        self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
+    }
+
+    pub fn core(&self) -> Option<&RccCore> {
+        self.core.as_deref()
+    }
+}
+
+impl CongestionControl for RccSender {
+    fn on_ack(&mut self, ack: &AckInfo<'_>) {
+        let w = match self.core.as_mut() {
+            Some(core) => {
+                let fair = ack.rx_window.map_or(self.w_max, |w| w as f64);
+                core.on_sample(
+                    ack.now,
+                    ack.rtt().as_secs_f64(),
+                    fair,
+                    ack.rx_busy,
+                    RccVariant::Sender,
+                )
+            }
+            None => match ack.rx_window {
+                Some(w) => w as f64,
+                None => return,
+            },
+        };
+        self.set_window(w);
+    }
+
+    #[inline]
+    fn rate(&self) -> Rate {
+        self.pacing
+    }
+
+    #[inline]
+    fn window(&self) -> Option<u64> {
+        Some(self.window)
+    }
+
+    fn congestion(&self) -> Congestion {
+        self.core
+            .as_ref()
+            .map_or(Congestion::Unknown, |c| c.class())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE_US: u64 = 4;
+
+    fn core() -> RccCore {
+        // Window 100 KB, floor 1 KB, PID every 10 us.
+        RccCore::new(
+            &RccConfig::default(),
+            Delta::from_us(BASE_US),
+            Delta::from_us(10),
+            100_000.0,
+            1_000.0,
+        )
+    }
+
+    fn us(t: u64) -> SimTime {
+        SimTime(t * 1_000_000)
+    }
+
+    #[test]
+    fn ewa_gives_the_fair_share_while_no_congestion_is_detected() {
+        let mut c = core();
+        let w = c.on_sample(us(0), 4e-6, 50_000.0, false, RccVariant::Full);
+        assert_eq!(w, 50_000.0);
+        assert_eq!(c.class(), Congestion::None);
+        // High delays with a busy last hop: still the fair share (C1).
+        for k in 0..5 {
+            let w = c.on_sample(us(k), 6e-6, 25_000.0, true, RccVariant::Full);
+            assert_eq!(w, 25_000.0);
+        }
+        assert!(!c.in_pid());
+        assert_eq!(c.class(), Congestion::LastHop);
+    }
+
+    #[test]
+    fn n_consecutive_high_delays_without_a_busy_last_hop_enter_pid_for_good() {
+        let mut c = core();
+        // Threshold 4 us x 1.2 = 4.8 us; one sample per RTT (10 us + queueing).
+        // Two high samples, one low: the counter resets.
+        c.on_sample(us(0), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(20), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(40), 4.5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(60), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(80), 5e-6, 50_000.0, false, RccVariant::Full);
+        // Packets within the same RTT are not new samples.
+        for k in 81..90 {
+            c.on_sample(us(k), 9e-6, 50_000.0, false, RccVariant::Full);
+        }
+        assert!(!c.in_pid());
+        c.on_sample(us(100), 5e-6, 50_000.0, false, RccVariant::Full);
+        assert!(c.in_pid());
+        assert_eq!(c.class(), Congestion::InNetwork);
+        // Even with a busy last hop and low delays it stays in PID.
+        c.on_sample(us(100), 4e-6, 50_000.0, true, RccVariant::Full);
+        assert!(c.in_pid());
+    }
+
+    #[test]
+    fn the_pid_step_follows_eq_3_to_5_in_seconds() {
+        let mut c = core();
+        for k in 0..2 {
+            c.on_sample(us(20 * k), 5e-6, 50_000.0, false, RccVariant::Full);
+        }
+        // Third high sample: enter PID and step at once.
+        // E = 5 - 4 x 1.1 = 0.6 us; U = 1e4 x 0.6e-6 + 1e5 x (0.6e-6 - 0) = 0.066.
+        let w = c.on_sample(us(40), 5e-6, 50_000.0, false, RccVariant::Full);
+        let u1: f64 = 0.066;
+        assert!((c.control_factor() - u1).abs() < 1e-12);
+        let w1 = 50_000.0 * (1.0 - u1.tanh());
+        assert!((w - w1).abs() < 1e-6);
+        // Within one RTT (10 us + 1 us of queueing) only the cap applies.
+        assert_eq!(
+            c.on_sample(us(50), 9e-6, 50_000.0, false, RccVariant::Full),
+            w1
+        );
+        // Next step: E = 1.0 us, dE = 0.4 us: U += 0.01 + 0.04.
+        let w2 = c.on_sample(us(60), 5.4e-6, 50_000.0, false, RccVariant::Full);
+        let u2 = u1 + 0.01 + 0.04;
+        assert!((c.control_factor() - u2).abs() < 1e-12);
+        assert!((w2 - w1 * (1.0 - u2.tanh())).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_fair_share_caps_the_pid_window_and_unwinds_u() {
+        let mut c = core();
+        for k in 0..3 {
+            c.on_sample(us(20 * k), 5e-6, 50_000.0, false, RccVariant::Full);
+        }
+        assert!(c.in_pid());
+        // Queue gone: E < 0, U goes negative and W grows until the cap.
+        let mut t = 60;
+        for _ in 0..200 {
+            c.on_sample(us(t), 4e-6, 50_000.0, false, RccVariant::Full);
+            t += 20;
+        }
+        assert_eq!(c.window(), 50_000.0);
+        assert_eq!(c.control_factor(), 0.0, "no wind-up at the cap");
+        // A new flow halves the fair share: the cap applies before the next step.
+        assert_eq!(
+            c.on_sample(us(t + 1), 4e-6, 25_000.0, false, RccVariant::Full),
+            25_000.0
+        );
+    }
+
+    #[test]
+    fn ewa_only_ignores_delays_and_pid_only_ignores_the_last_hop() {
+        let mut e = core();
+        for k in 0..10 {
+            assert_eq!(
+                e.on_sample(us(k), 50e-6, 30_000.0, false, RccVariant::Ewa),
+                30_000.0
+            );
+        }
+        assert!(!e.in_pid());
+        let mut p = core();
+        for k in 0..3 {
+            p.on_sample(us(20 * k), 6e-6, 100_000.0, true, RccVariant::Pid);
+        }
+        assert!(p.in_pid(), "a busy last hop does not stop rcc-pid");
+    }
+
+    #[test]
+    fn the_sender_follows_the_receivers_window_and_paces_at_w_over_t() {
+        let ctx = FlowCtx {
+            now: SimTime::ZERO,
+            line_rate: Rate::from_gbps(100),
+            base_rtt: Delta::from_us(10),
+            pair_rtt: Delta::from_us(8),
+            max_bdp: 0,
+            pair_bdp: 0,
+            one_way: Delta::from_us(4),
+            mtu: 1000,
+            mtu_wire: 1062,
+        };
+        let mut s = RccSender::new(&RccConfig::default(), RccVariant::Full, &ctx);
+        assert_eq!(s.window(), Some(125_000));
+        assert_eq!(s.rate(), Rate::from_gbps(100));
+        let ack = AckInfo {
+            now: us(10),
+            seq: 1000,
+            snd_nxt: 10_000,
+            newly_acked: 1000,
+            is_nack: false,
+            ecn_echo: false,
+            int: &[],
+            data_sent_at: us(1),
+            rx_window: Some(31_250),
+            rx_busy: true,
+        };
+        s.on_ack(&ack);
+        assert_eq!(s.window(), Some(31_250));
+        assert_eq!(s.rate(), Rate::from_gbps(25));
+    }
+}

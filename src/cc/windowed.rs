@@ -1,0 +1,101 @@
+//! "+win" variants (HPCC §5.1, "Alternative approaches"): a rate-based controller
+//! plus HPCC's sending window `W = R x T`, which limits the bytes in flight so
+//! that delayed feedback cannot let a flow keep sending ("DCQCN+win",
+//! "TIMELY+win"). `R` is the wrapped controller's current rate and `T` the control
+//! interval (HPCC §5.1: slightly above the largest base RTT), so the window never
+//! slows a flow whose feedback is on time: `W/T = R`. The window is recomputed after
+//! every hook that can change the rate.
+
+use super::{AckInfo, CongestionControl, FlowCtx};
+use crate::units::{Delta, Rate, SimTime};
+
+#[derive(Clone, Debug)]
+pub struct Windowed<C> {
+    inner: C,
+    t: Delta,
+    window: u64,
+}
+
+impl<C: CongestionControl> Windowed<C> {
+    pub fn new(inner: C, ctx: &FlowCtx) -> Self {
+        let mut w = Windowed {
+            inner,
+            t: ctx.base_rtt,
+            window: 0,
+        };
+        w.refresh();
+        w
+    }
+
+    pub fn inner(&self) -> &C {
+        &self.inner
+    }
+
+    #[inline]
+    fn refresh(&mut self) {
+        self.window = self.inner.rate().bytes_in(self.t).max(1);
+    }
+}
+
+impl<C: CongestionControl> CongestionControl for Windowed<C> {
+    #[inline]
+    fn on_ack(&mut self, ack: &AckInfo<'_>) {
+        self.inner.on_ack(ack);
+        self.refresh();
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: SimTime) {
+        self.inner.on_cnp(now);
+        self.refresh();
+    }
+    #[inline]
+    fn on_send(&mut self, now: SimTime, wire_bytes: u64) {
+        self.inner.on_send(now, wire_bytes);
+        self.refresh();
+    }
+    #[inline]
+    fn on_timer(&mut self, now: SimTime) {
+        self.inner.on_timer(now);
+        self.refresh();
+    }
+    #[inline]
+    fn next_timer(&self) -> Option<SimTime> {
+        self.inner.next_timer()
+    }
+    #[inline]
+    fn rate(&self) -> Rate {
+        self.inner.rate()
+    }
+    #[inline]
+    fn window(&self) -> Option<u64> {
+        Some(self.window)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::dcqcn::{Dcqcn, DcqcnConfig};
+
+    #[test]
+    fn the_window_is_the_rate_times_t_and_follows_rate_cuts() {
+        let ctx = FlowCtx {
+            now: SimTime::ZERO,
+            line_rate: Rate::from_gbps(40),
+            base_rtt: Delta::from_us(10),
+            pair_rtt: Delta::from_us(8),
+            max_bdp: 0,
+            pair_bdp: 0,
+            one_way: Delta::from_us(4),
+            mtu: 1000,
+            mtu_wire: 1062,
+        };
+        let mut w = Windowed::new(Dcqcn::new(DcqcnConfig::default(), &ctx), &ctx);
+        // 40 Gbps x 10 us = 50 KB.
+        assert_eq!(w.window(), Some(50_000));
+        w.on_cnp(SimTime(1));
+        // The first CNP halves the rate (alpha = 1): 20 Gbps x 10 us.
+        assert_eq!(w.rate(), Rate::from_gbps(20));
+        assert_eq!(w.window(), Some(25_000));
+    }
+}

@@ -1,0 +1,98 @@
+//! Per-receiver-NIC state for receiver-driven congestion control (RCC §III-C,
+//! §III-D): the number of active messages and the bytes received over the last
+//! base RTT. Kept here, beside the NIC, so that controllers stay plain structs.
+
+use crate::units::{Delta, SimTime};
+use rand_chacha::ChaCha8Rng;
+
+#[derive(Clone, Debug)]
+pub struct RxNicState {
+    /// Messages whose first packet arrived and whose last has not (RCC's N).
+    pub active_msgs: u32,
+    /// Length of the byte-count window: the smallest base RTT of the flows this
+    /// NIC has received (`min_i RTT_i^base`).
+    window_len: Delta,
+    window_start: SimTime,
+    bytes_in_window: u64,
+    /// Wire bytes received in the last complete window (`B_R`).
+    bytes_last_window: u64,
+    /// For clock-jitter noise on delay samples (its own stream, so turning jitter
+    /// on does not change the link-loss draws).
+    pub rng: ChaCha8Rng,
+}
+
+impl RxNicState {
+    pub fn new(rng: ChaCha8Rng) -> Self {
+        RxNicState {
+            active_msgs: 0,
+            window_len: Delta(u64::MAX),
+            window_start: SimTime::ZERO,
+            bytes_in_window: 0,
+            bytes_last_window: 0,
+            rng,
+        }
+    }
+
+    /// A flow with base RTT `base_rtt` starts arriving here.
+    pub fn register_flow(&mut self, now: SimTime, base_rtt: Delta) {
+        if base_rtt < self.window_len {
+            if self.window_len.0 == u64::MAX {
+                self.window_start = now;
+            }
+            self.window_len = base_rtt.max(Delta(1));
+        }
+    }
+
+    /// Counts `wire` bytes arriving at `now` into tumbling windows of one base RTT.
+    #[inline]
+    pub fn on_bytes(&mut self, now: SimTime, wire: u64) {
+        let len = self.window_len.ps();
+        if len == u64::MAX {
+            return;
+        }
+        let elapsed = now.since(self.window_start).ps();
+        if elapsed >= len {
+            let k = elapsed / len;
+            self.bytes_last_window = if k == 1 { self.bytes_in_window } else { 0 };
+            self.bytes_in_window = 0;
+            self.window_start = SimTime(self.window_start.ps() + k * len);
+        }
+        self.bytes_in_window += wire;
+    }
+
+    /// `B_R >= eta x C x min_i RTT_i^base` (RCC §III-C), `line_bps` being C.
+    #[inline]
+    pub fn last_hop_busy(&self, line_bps: f64, eta: f64) -> bool {
+        let len = self.window_len.ps();
+        len != u64::MAX
+            && self.bytes_last_window as f64 * 8.0 >= eta * line_bps * self.window_len.as_secs_f64()
+    }
+
+    pub fn bytes_last_window(&self) -> u64 {
+        self.bytes_last_window
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn bytes_are_counted_per_base_rtt_and_an_idle_window_counts_zero() {
+        let mut s = RxNicState::new(ChaCha8Rng::seed_from_u64(1));
+        let us = |t: u64| SimTime(t * 1_000_000);
+        s.register_flow(us(0), Delta::from_us(10));
+        for t in 0..10 {
+            s.on_bytes(us(t), 12_500); // 100 Gbps for 10 us
+        }
+        s.on_bytes(us(10), 1);
+        assert_eq!(s.bytes_last_window(), 125_000);
+        assert!(s.last_hop_busy(100e9, 0.95));
+        assert!(!s.last_hop_busy(200e9, 0.95));
+        // Nothing from 11 to 35 us: the window before 30 us was empty.
+        s.on_bytes(us(35), 1);
+        assert_eq!(s.bytes_last_window(), 0);
+        assert!(!s.last_hop_busy(100e9, 0.95));
+    }
+}

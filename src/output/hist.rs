@@ -1,0 +1,189 @@
+//! Fixed log-spaced histograms: queue length per port (time-weighted, exact) and
+//! one-way packet delay (counted).
+//!
+//! Bins: values 0..16 each have their own bin; above, every power of two is cut
+//! into 8 equal bins (HDR-histogram style, relative width ≤ 1/8), up to 2^42
+//! (4.4 TB of queue, 4.4 s of delay in ps); larger values fall in the last bin.
+//! The layout is fixed, so updates are a shift and an add, never an allocation
+//! (a port's bins are allocated the first time its queue is non-empty).
+//!
+//! Queue histograms are exact and time-weighted: at every change of a port's
+//! queue (enqueue, dequeue, PFC frame queued) the time since the previous change
+//! is added to the bin of the length that held during it. Time at length 0 is not
+//! accumulated: it is the window minus everything else, so idle ports cost nothing.
+
+use crate::units::SimTime;
+
+/// Number of bins.
+pub const BINS: usize = 16 + 38 * 8;
+
+/// The bin holding `v`.
+#[inline]
+pub fn bin_of(v: u64) -> usize {
+    if v < 16 {
+        return v as usize;
+    }
+    let e = 63 - v.leading_zeros() as usize; // >= 4
+    let m = ((v >> (e - 3)) & 7) as usize;
+    (16 + (e - 4) * 8 + m).min(BINS - 1)
+}
+
+/// The smallest value in bin `b` (`b` may be `BINS`: the end of the last bin).
+pub fn bin_lo(b: usize) -> u64 {
+    if b < 16 {
+        return b as u64;
+    }
+    let k = b - 16;
+    let (e, m) = (k / 8 + 4, (k % 8) as u64);
+    (8 + m) << (e - 3)
+}
+
+/// One bin as `[lo, hi)`.
+pub fn bin_range(b: usize) -> (u64, u64) {
+    (bin_lo(b), bin_lo(b + 1))
+}
+
+#[derive(Clone, Debug, Default)]
+struct PortHist {
+    /// Time of the last change of this port's queue length.
+    since: SimTime,
+    /// Picoseconds spent at each length bin (bin 0 unused); empty until needed.
+    ps: Box<[u64]>,
+}
+
+/// Time-weighted queue-length histograms, indexed by egress id.
+#[derive(Debug)]
+pub struct QueueHists {
+    ports: Vec<PortHist>,
+    /// Start of the window (the first flow's start).
+    start: SimTime,
+}
+
+impl QueueHists {
+    pub fn new(n_egress: usize, start: SimTime) -> QueueHists {
+        QueueHists {
+            ports: vec![
+                PortHist {
+                    since: start,
+                    ps: Box::default(),
+                };
+                n_egress
+            ],
+            start,
+        }
+    }
+
+    /// The queue of egress `gid` is about to change from `old` bytes at `now`.
+    #[inline]
+    pub fn change(&mut self, gid: u32, now: SimTime, old: u64) {
+        let p = &mut self.ports[gid as usize];
+        if old > 0 {
+            let dt = now.ps().saturating_sub(p.since.ps());
+            if p.ps.is_empty() {
+                p.ps = alloc_bins();
+            }
+            p.ps[bin_of(old)] += dt;
+        }
+        p.since = now;
+    }
+
+    /// Non-empty bins of egress `gid` over `[start, end]` as `(lo, hi, ps)`, the
+    /// empty-queue bin first. The caller must have reported the state at `end`
+    /// (a `change` at `end`).
+    pub fn rows(&self, gid: u32, end: SimTime) -> Vec<(u64, u64, u64)> {
+        let window = end.ps().saturating_sub(self.start.ps());
+        let p = &self.ports[gid as usize];
+        let busy: u64 = p.ps.iter().sum();
+        let mut rows = Vec::new();
+        if window > busy {
+            rows.push((0, 1, window - busy));
+        }
+        for (b, &t) in p.ps.iter().enumerate() {
+            if t > 0 {
+                let (lo, hi) = bin_range(b);
+                rows.push((lo, hi, t));
+            }
+        }
+        rows
+    }
+}
+
+#[cold]
+fn alloc_bins() -> Box<[u64]> {
+    vec![0; BINS].into_boxed_slice()
+}
+
+/// Counts of values (one-way delays in ps) in the fixed bins.
+#[derive(Debug)]
+pub struct CountHist {
+    counts: Box<[u64]>,
+}
+
+impl Default for CountHist {
+    fn default() -> Self {
+        CountHist {
+            counts: alloc_bins(),
+        }
+    }
+}
+
+impl CountHist {
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        self.counts[bin_of(v)] += 1;
+    }
+
+    /// Non-empty bins as `(lo, hi, count)`.
+    pub fn rows(&self) -> Vec<(u64, u64, u64)> {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(b, &c)| {
+                let (lo, hi) = bin_range(b);
+                (lo, hi, c)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_tile_the_integers_without_gaps_and_hold_their_values() {
+        for b in 0..BINS - 1 {
+            let (lo, hi) = bin_range(b);
+            assert!(lo < hi, "bin {b}");
+            assert_eq!(bin_of(lo), b);
+            assert_eq!(bin_of(hi - 1), b);
+            assert_eq!(bin_lo(b + 1), hi);
+        }
+        assert_eq!(bin_of(u64::MAX), BINS - 1);
+        assert_eq!(bin_range(16), (16, 18));
+        // Relative width at most 1/8 above 16.
+        for b in 16..BINS {
+            let (lo, hi) = bin_range(b);
+            assert!((hi - lo) * 8 <= lo, "bin {b}: [{lo}, {hi})");
+        }
+    }
+
+    #[test]
+    fn queue_histogram_mass_is_the_window_and_lengths_land_in_their_bins() {
+        let ps = |us: u64| SimTime(us * 1_000_000);
+        let mut h = QueueHists::new(2, ps(10));
+        h.change(1, ps(12), 0); // empty 10..12
+        h.change(1, ps(15), 1000); // 1000 B for 3 us
+        h.change(1, ps(16), 3000); // 3000 B for 1 us
+        h.change(1, ps(20), 0); // empty 16..20
+        let rows = h.rows(1, ps(20));
+        assert_eq!(rows.iter().map(|r| r.2).sum::<u64>(), ps(10).ps());
+        assert_eq!(rows[0], (0, 1, ps(6).ps()));
+        let at = |v: u64| rows.iter().find(|r| r.0 <= v && v < r.1).unwrap().2;
+        assert_eq!(at(1000), ps(3).ps());
+        assert_eq!(at(3000), ps(1).ps());
+        // A port that never queued: all of the window at zero.
+        assert_eq!(h.rows(0, ps(20)), vec![(0, 1, ps(10).ps())]);
+    }
+}

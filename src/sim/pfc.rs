@@ -1,0 +1,599 @@
+//! PFC frames in the simulator: sending what the switch's flow-control scheme
+//! decides, applying received PAUSE/RESUME (IEEE 802.1Qbb: a PAUSE lasts its
+//! quanta unless X-OFF style, a new one restarts the timer, RESUME ends it),
+//! timed-pause expiry, the switch flow-control timer (P-PFC ticks), deadlock
+//! detection, and the end-of-run PFC diagnostics files (`pfc_diag`).
+
+use super::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
+use super::{Event, Sim, Slot, paths};
+use crate::error::Error;
+use crate::output::{PfcHeadline, PfcKind, RunOutputs, fmt_ns};
+use crate::packet::{PacketId, PacketKind};
+use crate::port::{CLASSES, Egress};
+use crate::scenario::RunConfig;
+use crate::switch::Switch;
+use crate::switch::flowctl::{
+    FlowControl, Frame, FrameKind, Reaction, TickCtx, XOFF_QUANTA, quanta_to_time,
+};
+use crate::topology::NodeId;
+use crate::units::SimTime;
+use crate::workload::FlowSpec;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The (switch index, ingress port, egress port) of every switch a flow's
+/// packets cross (its ECMP path, traced as the switches route it).
+pub(super) fn trace_ports(
+    cfg: &RunConfig,
+    seed: u64,
+    spec: &FlowSpec,
+    sport: u16,
+) -> Vec<(u32, u16, u16)> {
+    let topo = &cfg.topo;
+    let first = topo.host_port(spec.src);
+    let (mut node, mut inp) = (first.peer, first.peer_port);
+    let mut hops = Vec::new();
+    while node != spec.dst && !topo.is_host(node) && hops.len() <= topo.spec.kinds.len() {
+        let si = topo.kind_index[node.idx()];
+        let next = topo.routes.next_hops(si, spec.dst);
+        let pick = match next.len() {
+            0 => break,
+            1 => 0,
+            n => {
+                let key = paths::FlowKey {
+                    src: spec.src.0,
+                    dst: spec.dst.0,
+                    sport,
+                    dport: spec.dport,
+                };
+                let seed = paths::ecmp_seed(seed, node);
+                paths::ecmp_pick(cfg.model.ecmp_hash, seed, node, key, n)
+            }
+        };
+        let out = next[pick];
+        hops.push((si, inp, out));
+        let p = &topo.ports[node.idx()][out as usize];
+        (node, inp) = (p.peer, p.peer_port);
+    }
+    hops
+}
+
+impl Sim {
+    fn egress_mut(&mut self, gid: u32) -> &mut Egress {
+        let (node, port) = self.egress_owner[gid as usize];
+        match self.slots[node as usize] {
+            Slot::Host(hi) => &mut self.nics[hi as usize].eg,
+            Slot::Switch(si) => &mut self.switches[si as usize].ports[port as usize].eg,
+        }
+    }
+
+    fn egress(&self, gid: u32) -> &Egress {
+        let (node, port) = self.egress_owner[gid as usize];
+        match self.slots[node as usize] {
+            Slot::Host(hi) => &self.nics[hi as usize].eg,
+            Slot::Switch(si) => &self.switches[si as usize].ports[port as usize].eg,
+        }
+    }
+
+    /// Lets the device owning egress `gid` try to send.
+    fn kick_egress(&mut self, gid: u32) {
+        let (node, port) = self.egress_owner[gid as usize];
+        match self.slots[node as usize] {
+            Slot::Host(hi) => self.nic_kick(hi as usize),
+            Slot::Switch(si) => self.switch_kick(si as usize, port),
+        }
+    }
+
+    /// A PFC frame reached the device that owns egress `gid` (the direction it
+    /// pauses or resumes).
+    pub(super) fn receive_pfc(&mut self, gid: u32, id: PacketId) {
+        let now = self.q.now();
+        let p = self.pool.get(id);
+        let (class, quanta, root, hop) = (p.class, p.pause_quanta, p.seq as u32, p.aux as u8);
+        self.pool.free(id);
+        let (node, port) = self.egress_owner[gid as usize];
+        let forever = self.xoff_forever && quanta == XOFF_QUANTA;
+        let eg = self.egress_mut(gid);
+        if quanta > 0 {
+            let expiry = if forever {
+                SimTime::MAX
+            } else {
+                now + quanta_to_time(eg.rate, quanta)
+            };
+            let newly = eg.pause(class, now, expiry);
+            if newly {
+                self.rec.pfc_event(now, node, port, class, PfcKind::Pause);
+            }
+            self.diag.pause_received(gid, class, root, hop);
+            if expiry != SimTime::MAX {
+                self.q
+                    .schedule_cold(expiry, Event::PauseExpiry { egress: gid }.pack());
+            }
+            if newly
+                && self.cfg.diag.deadlock
+                && self.diag.candidate.is_none()
+                && let Slot::Switch(si) = self.slots[node as usize]
+            {
+                self.look_for_deadlock(si as usize, port, class);
+            }
+        } else {
+            let since = eg.paused_since[class as usize];
+            if eg.resume(class, now) {
+                self.rec.pfc_event(now, node, port, class, PfcKind::Resume);
+                self.diag.resumed(gid, class, since, now, false);
+                self.kick_egress(gid);
+            }
+        }
+    }
+
+    /// Timed pauses of egress `gid` that have lapsed end now.
+    pub(super) fn pause_expiry(&mut self, gid: u32) {
+        let now = self.q.now();
+        let (node, port) = self.egress_owner[gid as usize];
+        let eg = self.egress_mut(gid);
+        let mut lapsed = [(0u8, SimTime::ZERO); CLASSES];
+        let mut n = 0;
+        for c in 0..CLASSES as u8 {
+            if eg.is_paused(c) && eg.pause_expiry[c as usize] <= now {
+                lapsed[n] = (c, eg.paused_since[c as usize]);
+                n += 1;
+                eg.resume(c, now);
+            }
+        }
+        for &(c, since) in &lapsed[..n] {
+            self.rec.pfc_event(now, node, port, c, PfcKind::Expire);
+            self.diag.resumed(gid, c, since, now, true);
+        }
+        if n > 0 {
+            self.kick_egress(gid);
+        }
+    }
+
+    /// Acts on what a flow-control hook returned; `out` is the packet's egress.
+    #[inline]
+    pub(super) fn fc_react(&mut self, si: usize, r: Reaction, out: u16) {
+        if let Some(f) = r.frame {
+            self.send_pfc(si, f, out);
+        }
+        if let Some(t) = r.wake {
+            self.arm_switch_timer(si, t);
+        }
+    }
+
+    /// Queues a PFC frame out of port `f.port` (class 0: served first). `cause`
+    /// is the egress whose queue led to it (for the propagation diagnostics).
+    pub(super) fn send_pfc(&mut self, si: usize, f: Frame, cause: u16) {
+        let cause = f.cause.unwrap_or(cause);
+        let sw = &self.switches[si];
+        let gid = sw.ports[f.port as usize].eg.gid;
+        let c = f.class;
+        let (root, hop) = if f.kind == FrameKind::Resume {
+            self.diag.resume_sent(gid, c);
+            self.stats.pfc_resume_frames += 1;
+            (0, 0)
+        } else if f.kind == FrameKind::Refresh {
+            // The same pause, kept in force: no new root, no new victims.
+            self.diag.refresh_sent(gid, c);
+            self.stats.pfc_pause_frames += 1;
+            (u32::MAX, 0)
+        } else {
+            self.stats.pfc_pause_frames += 1;
+            if f.kind == FrameKind::Predictive {
+                self.stats.ppfc_pause_frames += 1;
+            }
+            let ceg = &sw.ports[cause as usize].eg;
+            let upstream_of = ceg.is_paused(c).then_some((ceg.gid, c));
+            let rh = self
+                .diag
+                .pause_sent(gid, c, f.kind == FrameKind::Predictive, upstream_of);
+            let (mmu, flows) = (&sw.mmu, &self.flows);
+            let congested = self.cfg.diag.congested_queue;
+            self.diag.note_victims(
+                gid,
+                c,
+                |fid| {
+                    let fl = &flows[fid as usize];
+                    (fl.send.is_some() && fl.fct.is_none()).then_some(fl.spec.class)
+                },
+                |out| mmu.egress_bytes(out, c) >= congested,
+            );
+            rh
+        };
+        let node = sw.node.0;
+        let id = self.pool.alloc_blank(PacketKind::Pfc);
+        let pkt = self.pool.get_mut(id);
+        pkt.class = c;
+        pkt.pause_quanta = f.quanta;
+        pkt.wire = self.cfg.model.sizes.pfc;
+        pkt.src = node;
+        pkt.seq = root as u64;
+        pkt.aux = hop as u32;
+        let wire = pkt.wire as u64;
+        let port = &mut self.switches[si].ports[f.port as usize];
+        port.queues[0].push(&mut self.pool, id);
+        port.nonempty |= 1;
+        self.rec.queue_change(port.eg.gid, self.q.now(), port.bytes);
+        port.bytes += wire;
+        self.switch_kick(si, f.port);
+    }
+
+    /// Makes sure the switch's timer event comes by `at`.
+    pub(super) fn arm_switch_timer(&mut self, si: usize, at: SimTime) {
+        let sw = &mut self.switches[si];
+        if at < sw.timer_at {
+            sw.timer_at = at;
+            self.q
+                .schedule_cold(at, Event::SwitchTimer { switch: si as u32 }.pack());
+        }
+    }
+
+    /// The switch's flow-control timer: scheme ticks and deadlock confirmation.
+    pub(super) fn switch_timer(&mut self, si: usize) {
+        let now = self.q.now();
+        if self.switches[si].timer_at == now {
+            self.switches[si].timer_at = SimTime::MAX;
+        }
+        if self.switches[si].fc.next_tick().is_some_and(|t| t <= now) {
+            let mut frames = std::mem::take(&mut self.fc_frames);
+            let Switch {
+                fc,
+                mmu,
+                ports,
+                rng,
+                ..
+            } = &mut self.switches[si];
+            let ctx = TickCtx {
+                now,
+                mmu,
+                ports,
+                pool: &self.pool,
+                rng,
+            };
+            fc.on_tick(ctx, &mut frames);
+            for f in frames.drain(..) {
+                self.send_pfc(si, f, f.port);
+            }
+            self.fc_frames = frames;
+        }
+        self.confirm_deadlock(si, now);
+        let mut want = self.switches[si].fc.next_tick().unwrap_or(SimTime::MAX);
+        if let Some(c) = &self.diag.candidate
+            && c.switch == si
+        {
+            want = want.min(c.confirm_at);
+        }
+        if want != SimTime::MAX {
+            self.arm_switch_timer(si, want.max(now));
+        }
+    }
+
+    /// Searches for a cycle of paused, non-empty queues through egress (`si`,
+    /// `port`, `class`), which was just paused; a cycle becomes a candidate.
+    fn look_for_deadlock(&mut self, si: usize, port: u16, class: u8) {
+        if self.switches[si].ports[port as usize].queues[class as usize].is_empty() {
+            return;
+        }
+        let Some(cycle) = self.find_cycle(si, port, class) else {
+            return;
+        };
+        let now = self.q.now();
+        let cycle = cycle
+            .iter()
+            .map(|&(s, p)| {
+                let eg = &self.switches[s].ports[p as usize].eg;
+                (eg.gid, eg.tx_data_bytes)
+            })
+            .collect();
+        let confirm_at = now + self.cfg.diag.deadlock_confirm;
+        self.diag.candidate = Some(Candidate {
+            cycle,
+            class,
+            switch: si,
+            confirm_at,
+            found_at: now,
+        });
+        self.arm_switch_timer(si, confirm_at);
+    }
+
+    /// Depth-first search over paused, non-empty egress queues of `class`: from
+    /// egress (s, p), the switch downstream of it waits on each of its paused
+    /// queues that holds packets that came in through p's link. Returns a cycle
+    /// (switch index, port) in wait order, if there is one.
+    fn find_cycle(&mut self, si: usize, port: u16, class: u8) -> Option<Vec<(usize, u16)>> {
+        self.visit_epoch = self.visit_epoch.wrapping_add(1).max(1);
+        let epoch = self.visit_epoch;
+        let c = class as usize;
+        let mut path = vec![(si, port)];
+        let mut next_q = vec![0usize];
+        self.visit[self.switches[si].ports[port as usize].eg.gid as usize] = epoch;
+        while let Some(&(s, p)) = path.last() {
+            let eg = &self.switches[s].ports[p as usize].eg;
+            let (peer, inp) = (eg.peer, eg.peer_port);
+            let Slot::Switch(t) = self.slots[peer.idx()] else {
+                path.pop();
+                next_q.pop();
+                continue;
+            };
+            let t = t as usize;
+            let depth = path.len() - 1;
+            let mut step = None;
+            while next_q[depth] < self.switches[t].ports.len() {
+                let q = next_q[depth];
+                next_q[depth] += 1;
+                let sp = &self.switches[t].ports[q];
+                if !sp.eg.is_paused(class) || sp.queues[c].is_empty() {
+                    continue;
+                }
+                let pool = &self.pool;
+                if !sp.queues[c]
+                    .iter(pool)
+                    .any(|id| pool.get(id).ingress == inp)
+                {
+                    continue;
+                }
+                if let Some(at) = path.iter().position(|&x| x == (t, q as u16)) {
+                    return Some(path[at..].to_vec());
+                }
+                if self.visit[sp.eg.gid as usize] != epoch {
+                    self.visit[sp.eg.gid as usize] = epoch;
+                    step = Some((t, q as u16));
+                    break;
+                }
+            }
+            match step {
+                Some(n) => {
+                    path.push(n);
+                    next_q.push(0);
+                }
+                None => {
+                    path.pop();
+                    next_q.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// At the candidate's confirmation time: still paused, non-empty and silent
+    /// everywhere means deadlock; otherwise look again from the same queue.
+    fn confirm_deadlock(&mut self, si: usize, now: SimTime) {
+        match &self.diag.candidate {
+            Some(c) if c.switch == si && c.confirm_at <= now => {}
+            _ => return,
+        }
+        let cand = self.diag.candidate.take().expect("checked above");
+        let class = cand.class;
+        let stuck = cand.cycle.iter().all(|&(gid, tx)| {
+            let (node, port) = self.egress_owner[gid as usize];
+            let eg = self.egress(gid);
+            let queued = match self.slots[node as usize] {
+                Slot::Switch(s) => !self.switches[s as usize].ports[port as usize].queues
+                    [class as usize]
+                    .is_empty(),
+                Slot::Host(_) => false,
+            };
+            eg.is_paused(class) && eg.tx_data_bytes == tx && queued
+        });
+        if stuck {
+            let cycle = cand
+                .cycle
+                .iter()
+                .map(|&(gid, _)| {
+                    let (node, port) = self.egress_owner[gid as usize];
+                    QueueRef {
+                        node,
+                        port,
+                        priority: class,
+                    }
+                })
+                .collect();
+            self.diag.deadlock = Some(Deadlock {
+                time_ns: now.as_ns_f64(),
+                found_ns: cand.found_at.as_ns_f64(),
+                cycle,
+            });
+        } else {
+            let (node, port) = self.egress_owner[cand.cycle[0].0 as usize];
+            if let Slot::Switch(s) = self.slots[node as usize] {
+                self.look_for_deadlock(s as usize, port, class);
+            }
+        }
+    }
+
+    /// Ends a deadlocked run: writes every output, then reports the cycle.
+    pub(super) fn stop_on_deadlock(self, end: SimTime, wall: f64) -> Result<RunOutputs, Error> {
+        let d = self.diag.deadlock.clone().expect("a deadlock was found");
+        let cycle: Vec<String> = d
+            .cycle
+            .iter()
+            .map(|q| {
+                format!(
+                    "switch {} port {} class {}",
+                    self.cfg.topo.name(NodeId(q.node)),
+                    q.port,
+                    q.priority
+                )
+            })
+            .collect();
+        let source = self.cfg.source.clone();
+        let unfinished = self.flows.len() - self.flows_done;
+        let total = self.flows.len();
+        let out = self.finish(end, wall)?;
+        let wrote = match &out.out_dir {
+            Some(dir) => format!(
+                "wrote fct.csv, pfc.csv, pfc_ports.csv, pfc_diagnostics.json, queue.csv and summary.json to {}",
+                dir.display()
+            ),
+            None => "no output directory".into(),
+        };
+        Err(Error::Sim(format!(
+            "{source}: PFC deadlock at {:.3} us: paused queues wait on each other in a cycle: {} -> (back to the first); run stopped with {unfinished} of {total} flows unfinished; {wrote}",
+            d.time_ns / 1e3,
+            cycle.join(" -> ")
+        )))
+    }
+
+    /// Closes open pause intervals for the storm windows.
+    pub(super) fn close_pfc_diagnostics(&mut self, end: SimTime) {
+        for gid in 0..self.egress_owner.len() as u32 {
+            for c in 0..CLASSES as u8 {
+                let eg = self.egress(gid);
+                if eg.is_paused(c) {
+                    let since = eg.paused_since[c as usize];
+                    self.diag.paused_interval(gid, c, since, end);
+                }
+            }
+        }
+        self.diag.flush_storms();
+    }
+
+    pub(super) fn pfc_headline(&self) -> PfcHeadline {
+        PfcHeadline {
+            max_propagation_hops: self.diag.max_hops(),
+            victim_flows: self.diag.victim_flows(),
+            storm_windows: self.diag.storm_windows(),
+            deadlock: self.diag.deadlock.is_some(),
+        }
+    }
+
+    /// `pfc_ports.csv` and `pfc_diagnostics.json`.
+    pub(super) fn pfc_files(&self, end: SimTime) -> Vec<(&'static str, Vec<u8>)> {
+        let mut ids: Vec<u32> = (0..self.egress_owner.len() as u32).collect();
+        ids.sort_by_key(|&g| self.egress_owner[g as usize]);
+        let mut csv = String::from(PFC_PORTS_HEADER);
+        csv.push('\n');
+        for gid in ids {
+            let (node, port) = self.egress_owner[gid as usize];
+            let eg = self.egress(gid);
+            for c in 0..CLASSES as u8 {
+                let k = self.diag.counters(gid, c);
+                let open = if eg.is_paused(c) {
+                    end.since(eg.paused_since[c as usize])
+                } else {
+                    crate::units::Delta::ZERO
+                };
+                let paused = eg.paused_total[c as usize] + open;
+                if k.is_zero() && paused.is_zero() {
+                    continue;
+                }
+                let _ = writeln!(
+                    csv,
+                    "{node},{port},{c},{},{},{},{},{},{},{},{}",
+                    k.pause_rx,
+                    k.resume_rx,
+                    k.expire,
+                    fmt_ns(paused.ps()),
+                    k.pause_tx,
+                    k.resume_tx,
+                    k.predictive_tx,
+                    k.storm_windows
+                );
+            }
+        }
+        let w = self.cfg.diag.storm_window;
+        let report = Report {
+            pause_frames: self.stats.pfc_pause_frames,
+            resume_frames: self.stats.pfc_resume_frames,
+            ppfc_pause_frames: self.stats.ppfc_pause_frames,
+            propagation: Propagation {
+                roots: self.diag.roots_by_max_hops().iter().sum(),
+                max_hops: self.diag.max_hops(),
+                roots_by_max_hops: self.diag.roots_by_max_hops(),
+                pauses_by_hop: self.diag.pauses_by_hop().to_vec(),
+            },
+            victims: Victims {
+                congested_queue_bytes: self.cfg.diag.congested_queue,
+                count: self.diag.victim_flows(),
+                flows: self
+                    .diag
+                    .victim_pauses
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &n)| n > 0)
+                    .map(|(fid, &n)| {
+                        let f = &self.flows[fid];
+                        VictimFlow {
+                            flow_id: fid as u32,
+                            src: f.spec.src.0,
+                            dst: f.spec.dst.0,
+                            pauses: n,
+                        }
+                    })
+                    .collect(),
+            },
+            storms: Storms {
+                window_ns: w.as_ns_f64(),
+                fraction: self.cfg.diag.storm_fraction,
+                windows: self.diag.storm_windows(),
+                listed: self
+                    .diag
+                    .storm_list()
+                    .iter()
+                    .map(|&(gid, c, win, ps)| {
+                        let (node, port) = self.egress_owner[gid as usize];
+                        StormWindow {
+                            node,
+                            port,
+                            priority: c,
+                            window_start_ns: (win * w.ps()) as f64 / 1e3,
+                            paused_fraction: ps as f64 / w.ps() as f64,
+                        }
+                    })
+                    .collect(),
+            },
+            deadlock: self.diag.deadlock.clone(),
+        };
+        let json = serde_json::to_string_pretty(&report).expect("the report serializes") + "\n";
+        vec![
+            ("pfc_ports.csv", csv.into_bytes()),
+            ("pfc_diagnostics.json", json.into_bytes()),
+        ]
+    }
+}
+
+/// Columns of pfc_ports.csv (docs/models.md §Outputs).
+pub const PFC_PORTS_HEADER: &str = "node,port,priority,pause_rx,resume_rx,expire,paused_ns,pause_tx,resume_tx,ppfc_tx,storm_windows";
+
+#[derive(Serialize)]
+struct Report {
+    pause_frames: u64,
+    resume_frames: u64,
+    ppfc_pause_frames: u64,
+    propagation: Propagation,
+    victims: Victims,
+    storms: Storms,
+    deadlock: Option<Deadlock>,
+}
+
+#[derive(Serialize)]
+struct Propagation {
+    roots: u64,
+    max_hops: u8,
+    /// Index = hops: how many root pauses spread that far (HPCC Fig. 1a).
+    roots_by_max_hops: Vec<u64>,
+    /// Index = hop: pauses sent at that distance from their root.
+    pauses_by_hop: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct Victims {
+    congested_queue_bytes: u64,
+    count: usize,
+    flows: Vec<VictimFlow>,
+}
+
+#[derive(Serialize)]
+struct VictimFlow {
+    flow_id: u32,
+    src: u32,
+    dst: u32,
+    pauses: u32,
+}
+
+#[derive(Serialize)]
+struct Storms {
+    window_ns: f64,
+    fraction: f64,
+    windows: u64,
+    listed: Vec<StormWindow>,
+}
