@@ -227,6 +227,8 @@ mod tests {
             line_rate: Rate::from_gbps(line_gbps),
             base_rtt: Delta::from_us(5),
             pair_rtt: Delta::from_us(5),
+            max_bdp: 0,
+            pair_bdp: 0,
             one_way: Delta::from_us(2),
             mtu: 1000,
             mtu_wire: 1062,

@@ -271,6 +271,8 @@ mod tests {
             line_rate: Rate::from_gbps(100),
             base_rtt: Delta::from_us(T_US),
             pair_rtt: Delta::from_us(T_US),
+            max_bdp: 125_000,
+            pair_bdp: 125_000,
             one_way: Delta::from_us(T_US / 2),
             mtu: 1000,
             mtu_wire: 1062,

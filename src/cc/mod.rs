@@ -17,6 +17,7 @@ pub mod dcqcn;
 pub mod dctcp;
 pub mod hpcc;
 pub mod none;
+pub mod ns3;
 pub mod rcc;
 pub mod receiver;
 pub mod timely;
@@ -75,6 +76,10 @@ pub struct FlowCtx {
     pub base_rtt: Delta,
     /// This flow's own base RTT (propagation + serialization, idle network).
     pub pair_rtt: Delta,
+    /// The largest bandwidth-delay product over host pairs, bytes (ns-3's maxBdp).
+    pub max_bdp: u64,
+    /// This flow's bandwidth-delay product (bottleneck x pair RTT), bytes.
+    pub pair_bdp: u64,
     /// This flow's base one-way delay (the data path's propagation plus the
     /// serialization of a full data packet per link).
     pub one_way: Delta,
@@ -115,6 +120,8 @@ pub enum CcKind {
     /// DCQCN plus the window `W = R x T` (HPCC §5.1).
     DcqcnWin(dcqcn::DcqcnConfig),
     Hpcc(hpcc::HpccConfig),
+    /// The HPCC ns-3 simulator's algorithms (`dcqcn-ns3`, `hpcc-ns3`, ...).
+    Ns3(ns3::Ns3Kind),
     Timely(timely::TimelyConfig),
     /// TIMELY plus the window `W = R x T` (HPCC §5.1).
     TimelyWin(timely::TimelyConfig),
@@ -140,6 +147,7 @@ impl CcKind {
             CcKind::Dcqcn(_) => "dcqcn",
             CcKind::DcqcnWin(_) => "dcqcn+win",
             CcKind::Hpcc(_) => "hpcc",
+            CcKind::Ns3(k) => k.algo.name(),
             CcKind::Timely(_) => "timely",
             CcKind::TimelyWin(_) => "timely+win",
             CcKind::Dctcp(_) => "dctcp",
@@ -152,13 +160,31 @@ impl CcKind {
     /// Whether switches must stamp INT records for this algorithm.
     pub fn needs_int(&self) -> bool {
         matches!(self, CcKind::Hpcc(_))
+            || matches!(self, CcKind::Ns3(k) if matches!(k.algo, ns3::Ns3Algo::Hpcc | ns3::Ns3Algo::Timely))
     }
     /// Whether the algorithm reacts to ECN marks (so switches should mark by default).
     pub fn uses_ecn(&self) -> bool {
         matches!(
             self,
             CcKind::Dcqcn(_) | CcKind::DcqcnWin(_) | CcKind::Dctcp(_)
-        )
+        ) || matches!(self, CcKind::Ns3(k) if matches!(k.algo, ns3::Ns3Algo::Dcqcn | ns3::Ns3Algo::Dctcp))
+    }
+    /// Whether a rate change re-spaces the next packet from the last one, when
+    /// the scenario does not say (`model.repace_on_rate_change`): ns-3 does it
+    /// (`ChangeRate`) only for HPCC.
+    pub fn repace_on_rate_change(&self) -> Option<bool> {
+        match self {
+            CcKind::Ns3(k) => Some(k.algo == ns3::Ns3Algo::Hpcc),
+            _ => None,
+        }
+    }
+    /// A fixed INT area this algorithm puts on data packets instead of the
+    /// profile's, when the scenario does not say (ns-3 TIMELY: an 8-byte timestamp).
+    pub fn int_bytes(&self) -> Option<u32> {
+        match self {
+            CcKind::Ns3(k) if k.algo == ns3::Ns3Algo::Timely => Some(8),
+            _ => None,
+        }
     }
     /// The ECN marking this algorithm is evaluated with: DCTCP's step marking at
     /// K = 30 KB x rate / 10 Gbps (HPCC §5.1, after DCTCP §3.4), the DCQCN
@@ -196,6 +222,7 @@ impl CcKind {
                 ctx,
             )),
             CcKind::Hpcc(c) => Cc::Hpcc(hpcc::Hpcc::new(c.clone(), ctx)),
+            CcKind::Ns3(k) => Cc::Ns3(k.new_flow(ctx)),
             CcKind::Timely(c) => Cc::Timely(timely::Timely::new(c.clone(), ctx)),
             CcKind::TimelyWin(c) => Cc::TimelyWin(windowed::Windowed::new(
                 timely::Timely::new(c.clone(), ctx),
@@ -220,6 +247,10 @@ pub const ALGORITHMS: &[&str] = &[
     "rcc-sender",
     "rcc-ewa",
     "rcc-pid",
+    "dcqcn-ns3",
+    "hpcc-ns3",
+    "timely-ns3",
+    "dctcp-ns3",
 ];
 
 /// Per-flow controller state; static dispatch over the algorithms.
@@ -229,6 +260,7 @@ pub enum Cc {
     Dcqcn(dcqcn::Dcqcn),
     DcqcnWin(windowed::Windowed<dcqcn::Dcqcn>),
     Hpcc(hpcc::Hpcc),
+    Ns3(ns3::Ns3Cc),
     Timely(timely::Timely),
     TimelyWin(windowed::Windowed<timely::Timely>),
     Dctcp(dctcp::Dctcp),
@@ -242,6 +274,7 @@ macro_rules! dispatch {
             Cc::Dcqcn($c) => $e,
             Cc::DcqcnWin($c) => $e,
             Cc::Hpcc($c) => $e,
+            Cc::Ns3($c) => $e,
             Cc::Timely($c) => $e,
             Cc::TimelyWin($c) => $e,
             Cc::Dctcp($c) => $e,
@@ -295,6 +328,9 @@ pub struct CcSection {
     pub dcqcn: dcqcn::DcqcnConfig,
     #[serde(default)]
     pub hpcc: hpcc::HpccConfig,
+    /// Used by the ns-3 algorithms (`*-ns3`).
+    #[serde(default)]
+    pub ns3: ns3::Ns3CcConfig,
     #[serde(default)]
     pub timely: timely::TimelyConfig,
     #[serde(default)]
@@ -314,6 +350,7 @@ impl Default for CcSection {
             algorithm: default_algorithm(),
             dcqcn: Default::default(),
             hpcc: Default::default(),
+            ns3: Default::default(),
             timely: Default::default(),
             dctcp: Default::default(),
             rcc: Default::default(),
@@ -360,6 +397,16 @@ impl CcSection {
             "rcc-sender" => rcc(RccVariant::Sender),
             "rcc-ewa" => rcc(RccVariant::Ewa),
             "rcc-pid" => rcc(RccVariant::Pid),
+            name if ns3::Ns3Algo::from_name(name).is_some() => {
+                let algo = ns3::Ns3Algo::from_name(name).expect("checked by the guard");
+                self.ns3
+                    .validate(algo)
+                    .map_err(|e| (format!("cc.ns3.{}", e.0), e.1))?;
+                Ok(CcKind::Ns3(ns3::Ns3Kind {
+                    algo,
+                    cfg: self.ns3.clone(),
+                }))
+            }
             other => Err((
                 "cc.algorithm".into(),
                 format!(
@@ -418,7 +465,10 @@ mod tests {
                 .uses_ecn()
             })
             .collect();
-        assert_eq!(on, [&"dcqcn", &"dcqcn+win", &"dctcp"]);
+        assert_eq!(
+            on,
+            [&"dcqcn", &"dcqcn+win", &"dctcp", &"dcqcn-ns3", &"dctcp-ns3"]
+        );
         let d = CcKind::Dctcp(Default::default()).ecn_defaults();
         assert_eq!(
             (d.kmin, d.kmax, d.pmax),

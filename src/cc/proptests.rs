@@ -56,6 +56,7 @@ fn kinds() -> Vec<(CcKind, Rate)> {
                 CcKind::Hpcc(c) => c.min_rate,
                 CcKind::Timely(c) | CcKind::TimelyWin(c) => c.min_rate,
                 CcKind::Rcc(c, _) => c.min_rate,
+                CcKind::Ns3(k) => k.cfg.min_rate,
             };
             (k, floor)
         })
@@ -82,6 +83,9 @@ impl Harness {
             line_rate: Rate::from_gbps(100),
             base_rtt: Delta::from_us(13),
             pair_rtt: Delta::from_us(12),
+            // 100 Gbps x 13 us and x 12 us.
+            max_bdp: 162_500,
+            pair_bdp: 150_000,
             one_way: Delta::from_us(6),
             mtu: 1000,
             mtu_wire: 1062,

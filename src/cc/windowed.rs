@@ -84,6 +84,8 @@ mod tests {
             line_rate: Rate::from_gbps(40),
             base_rtt: Delta::from_us(10),
             pair_rtt: Delta::from_us(8),
+            max_bdp: 0,
+            pair_bdp: 0,
             one_way: Delta::from_us(4),
             mtu: 1000,
             mtu_wire: 1062,

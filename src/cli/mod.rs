@@ -3,6 +3,7 @@
 mod bench;
 mod compare;
 pub mod gen_flows;
+mod import_ns3;
 mod model;
 mod report;
 mod reproduce;
@@ -41,11 +42,14 @@ pub enum Command {
     Model(model::ModelArgs),
     /// Re-run a paper's figure or table and compare with the paper (--list for ids).
     Reproduce(reproduce::ReproduceArgs),
+    /// Convert an HPCC ns-3 config file into an equivalent scenario (profile ns3-hpcc).
+    #[command(name = "import-ns3")]
+    ImportNs3(import_ns3::ImportNs3Args),
     /// Print DCQCN §4's buffer thresholds (t_flight, t_PFC, t_ECN) for a switch.
     Thresholds(thresholds::ThresholdsArgs),
 }
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct ScenarioArgs {
     /// Scenario file (TOML). Omit to use the built-in quick-start scenario.
     pub scenario: Option<PathBuf>,
@@ -67,6 +71,10 @@ pub struct RunArgs {
     /// No progress bar and no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// "ns3": also write the HPCC ns-3 simulator's fct.txt and pfc.txt (as
+    /// `--set output.fct_format=ns3`).
+    #[arg(long, value_name = "csv|ns3")]
+    pub fct_format: Option<String>,
     /// Also write OUT/report.html and figures, and print FCT slowdown by flow size
     /// (as `rocesim report OUT`).
     #[arg(long)]
@@ -92,6 +100,7 @@ pub fn main() -> i32 {
         Command::Model(a) => model::model(&a),
         Command::Reproduce(a) => reproduce::reproduce(&a),
         Command::Thresholds(a) => thresholds::thresholds(&a),
+        Command::ImportNs3(a) => import_ns3::import_ns3(&a),
     };
     match res {
         Ok(()) => 0,

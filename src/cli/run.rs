@@ -63,7 +63,11 @@ pub fn validate(args: &ScenarioArgs) -> Result<(), Error> {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Error> {
-    let cfg = load_seeded(&args.scenario, args.seed)?;
+    let mut scenario = args.scenario.clone();
+    if let Some(fmt) = &args.fct_format {
+        scenario.set.push(format!("output.fct_format={fmt}"));
+    }
+    let cfg = load_seeded(&scenario, args.seed)?;
     let out = args
         .out
         .clone()

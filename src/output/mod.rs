@@ -3,8 +3,9 @@
 //! A run directory holds `fct.csv`, `pfc.csv`, `queue.csv`, `summary.json` and
 //! `scenario.toml` (the effective scenario), plus what `[output]` turns on:
 //! `queue_hist.csv` (on by default), `link_util.csv`, `flow_rates.csv` and
-//! `latency_hist.csv` (on by default for flows under 100KB). docs/models.md lists
-//! every column.
+//! `latency_hist.csv` (on by default for flows under 100KB), and with
+//! `fct_format = "ns3"` the HPCC ns-3 simulator's `fct.txt`, `pfc.txt` and
+//! `qlen.txt` ([`ns3`]). docs/models.md lists every column.
 //!
 //! Recorders stream rows to temporary files as the run goes, and keep only
 //! O(ports + flows) state in memory (histograms have fixed bins), so memory stays
@@ -16,6 +17,7 @@
 
 mod atomic;
 pub mod hist;
+pub mod ns3;
 pub mod series;
 mod summary;
 
@@ -137,6 +139,8 @@ pub struct Recorder {
     flow_rates: Option<series::FlowRates>,
     /// Flows whose packets' one-way delays are recorded, and the histogram.
     latency: Option<(Vec<bool>, hist::CountHist)>,
+    /// The ns-3 simulator's files (`output.fct_format = "ns3"`).
+    ns3: Option<ns3::Ns3Files>,
 }
 
 impl Recorder {
@@ -159,6 +163,7 @@ impl Recorder {
             link_util: None,
             flow_rates: None,
             latency: None,
+            ns3: None,
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
@@ -207,8 +212,37 @@ impl Recorder {
         if !plan.latency.is_empty() {
             self.latency = Some((plan.latency.mask(&cfg.flows), hist::CountHist::default()));
         }
+        if plan.fct_format == crate::scenario::FctFormat::Ns3 {
+            let is_switch = (0..cfg.topo.spec.kinds.len())
+                .map(|n| !cfg.topo.is_host(crate::topology::NodeId(n as u32)))
+                .collect();
+            self.ns3 = Some(ns3::Ns3Files::create(
+                &dir,
+                is_switch,
+                plan.ns3_time_offset.ps(),
+                plan.qlen_mon.is_some(),
+            )?);
+        }
         self.watched = watched;
         Ok(())
+    }
+
+    /// Whether qlen.txt is written.
+    pub fn ns3_qlen_on(&self) -> bool {
+        self.ns3.as_ref().is_some_and(|n| n.qlen_on())
+    }
+
+    /// One qlen.txt sample of switch egress ports (node, port, bytes).
+    pub fn ns3_qlen_sample(
+        &mut self,
+        now: SimTime,
+        ports: impl Iterator<Item = (u32, u16, u64)>,
+        last: bool,
+    ) {
+        if let Some(n) = self.ns3.as_mut() {
+            let res = n.qlen_sample(now, ports, last);
+            self.note(res);
+        }
     }
 
     /// The queue of egress `gid` is about to change from `old` bytes.
@@ -297,6 +331,10 @@ impl Recorder {
             .map_err(|e| f.err(e));
             self.note(res);
         }
+        if let Some(n) = self.ns3.as_mut() {
+            let res = n.flow_done(&r);
+            self.note(res);
+        }
         self.fct.push(r);
     }
 
@@ -309,6 +347,10 @@ impl Recorder {
             };
             let res = writeln!(f, "{},{node},{port},{class},{ev}", fmt_ns(now.ps()))
                 .map_err(|e| f.err(e));
+            self.note(res);
+        }
+        if let Some(n) = self.ns3.as_mut() {
+            let res = n.pfc_event(now, node, port, kind);
             self.note(res);
         }
     }
@@ -359,6 +401,9 @@ impl Recorder {
                 self.write_latency_hist(dir)?,
                 Some(s),
             ];
+            if let Some(n) = self.ns3.take() {
+                files.extend(n.into_files().into_iter().map(Some));
+            }
             for (name, content) in std::mem::take(&mut self.extra) {
                 let mut f = AtomicFile::create(dir, name)?;
                 f.write_all(&content).map_err(|e| f.err(e))?;

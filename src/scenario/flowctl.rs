@@ -193,7 +193,7 @@ pub(super) fn resolve_dcqcn_rules(
         if !(beta > 0.0 && beta.is_finite()) {
             return Err(cx.err("switch.pfc.beta", format!("{beta} must be > 0, e.g. 8")));
         }
-        plan.alpha = beta / classes as f64;
+        plan.alpha = Some(beta / classes as f64);
     }
     if p.threshold == Some(ThresholdKind::DcqcnStatic) {
         for &sw in &topo.switches {

@@ -7,11 +7,12 @@
 pub mod flowctl;
 pub mod generators;
 pub mod load;
+pub mod ns3_import;
 pub mod resolve;
 mod topology;
 
 use crate::cc::CcSection;
-use crate::profile::{EcmpHash, EcnPoint, IdealFct, Profile, Serialization};
+use crate::profile::{EcmpHash, EcnPoint, IdealFct, MmuModel, Profile, Serialization};
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
 
@@ -275,13 +276,29 @@ pub struct NicSection {
     /// Minimum time between NACKs for the same expected sequence. Default 500 us.
     pub nack_interval: Option<Delta>,
     /// Retransmission timeout (go back to the first unacknowledged byte);
-    /// "0s" disables it. Default 1 ms.
+    /// "0s" disables it. Default 10 ms with PFC, 1 ms without; none in ns3-hpcc.
     pub rto: Option<Delta>,
+    /// "packets" (every `ack_interval` packets and the last) or "ns3" (the ns-3
+    /// simulator's byte milestone and chunk rule; the ns3-hpcc default).
+    pub ack_policy: Option<AckPolicy>,
+    /// ns3 policy: L2_ACK_INTERVAL in bytes. Default 1 (every packet).
+    pub ack_interval_bytes: Option<Bytes>,
+    /// ns3 policy: L2_CHUNK_SIZE in bytes (0 = none). Default 4000.
+    pub ack_chunk: Option<Bytes>,
+    /// ns3 policy: L2_BACK_TO_ZERO. Default false.
+    pub back_to_zero: Option<bool>,
     /// "go-back-n" (default), "go-back-0" or "irn".
     pub loss_recovery: Option<flowctl::LossRecoveryKind>,
     /// IRN parameters (with loss_recovery = "irn").
     #[serde(default)]
     pub irn: flowctl::IrnSection,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckPolicy {
+    Packets,
+    Ns3,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -333,6 +350,19 @@ pub struct ModelSection {
     pub ideal_fct: Option<IdealFct>,
     pub ecmp_hash: Option<EcmpHash>,
     pub repace_on_rate_change: Option<bool>,
+    /// "default" or "ns3" switch MMU rules.
+    pub mmu: Option<MmuModel>,
+    /// "exact" or "ns3" INT field encoding.
+    pub int_units: Option<IntUnitsKind>,
+    /// INT_MULTI: ns-3 INT units are 128 x N and 80 x N bytes. Default 1.
+    pub int_multi: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntUnitsKind {
+    Exact,
+    Ns3,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -410,6 +440,13 @@ pub struct OutputSection {
     /// link_util.csv): "switches" (every switch port, the default), "none", or a
     /// list of `{ node = N, port = P }`.
     pub queue_ports: Option<QueuePorts>,
+    /// "csv" (default) or "ns3": also write the HPCC ns-3 simulator's fct.txt and
+    /// pfc.txt (and qlen.txt with `qlen_mon_end`), docs/ns3-compat.md.
+    pub fct_format: Option<FctFormat>,
+    /// ns-3 qlen.txt: sample switch queues every 100 ns from here (sim time).
+    pub qlen_mon_start: Option<Delta>,
+    /// ns-3 qlen.txt: until here (sim time).
+    pub qlen_mon_end: Option<Delta>,
     /// Time-weighted histogram of each watched port's queue length over the run
     /// (queue_hist.csv). Default true.
     pub queue_histogram: Option<bool>,
@@ -448,6 +485,13 @@ pub struct LatencySection {
 pub enum FlowSelect {
     Named(String),
     List(Vec<u32>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FctFormat {
+    Csv,
+    Ns3,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use super::load::Loaded;
 use super::*;
 use crate::cc::CcKind;
 use crate::error::InputError;
-use crate::profile::{CnpMode, IntBytes, ModelConfig};
+use crate::profile::{CnpMode, IntBytes, IntUnits, MmuModel, ModelConfig};
 use crate::switch::ecn::Red;
 use crate::switch::mmu::PfcThreshold;
 use crate::topology::{NodeId, NodeKind, Topology, ns3};
@@ -19,8 +19,9 @@ pub struct PfcPlan {
     pub buffer: u64,
     pub enabled: bool,
     pub threshold: PfcThreshold,
-    pub alpha: f64,
-    /// `None` = derived per port: 2 x rate x delay + 3 full frames.
+    /// `None` = derived per port by the MMU model (1/8; ns-3: by port speed).
+    pub alpha: Option<f64>,
+    /// `None` = derived per port by the MMU model (src/sim/mmu_config.rs).
     pub headroom: Option<u64>,
     pub reserve: u64,
     pub resume_offset: u64,
@@ -72,10 +73,25 @@ impl EcnPlan {
     }
 }
 
+/// The ns-3 simulator's receiver ACK rule (hpcc-ns3-model.md §5, `ReceiverCheckSeq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ns3Ack {
+    /// L2_ACK_INTERVAL (bytes): ACK every in-order packet once the expected
+    /// sequence has reached it (the milestone resets on every packet, issue #65).
+    pub interval_bytes: u64,
+    /// L2_CHUNK_SIZE (bytes): also ACK when the expected sequence is a multiple
+    /// of it; 0 = no chunks.
+    pub chunk: u64,
+    /// L2_BACK_TO_ZERO: NACKs and ACKs round the sequence down to a chunk.
+    pub back_to_zero: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct NicPlan {
     pub mtu: u32,
     pub ack_interval: u32,
+    /// `Some` = the ns-3 ACK rule instead of `ack_interval`.
+    pub ns3_ack: Option<Ns3Ack>,
     pub ack_in_control_class: bool,
     pub nack_interval: Delta,
     pub rto: Option<Delta>,
@@ -87,6 +103,13 @@ pub struct OutputPlan {
     pub queue_interval: Option<Delta>,
     /// Ports the per-port recorders watch; `None` = every switch egress port.
     pub queue_ports: Option<Vec<(NodeId, u16)>>,
+    /// Also write the ns-3 simulator's fct.txt / pfc.txt (/ qlen.txt).
+    pub fct_format: FctFormat,
+    /// ns-3 qlen.txt monitoring window (simulated time), if any.
+    pub qlen_mon: Option<(SimTime, SimTime)>,
+    /// Added to times in the ns-3 files (workload.ns3_time_offset), so they read
+    /// as the ns-3 run's absolute times.
+    pub ns3_time_offset: Delta,
     /// Time-weighted queue-length histogram per watched port.
     pub queue_histogram: bool,
     /// Link utilization sampling interval of watched ports.
@@ -177,15 +200,32 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         source: &loaded.source,
     };
     let mut topo = super::topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
-    super::flowctl::apply_routes(&mut topo, &f.switch.routes, &cx)?;
     let cc = f.cc.resolve().map_err(|(field, msg)| cx.err(field, msg))?;
-    let model = resolve_model(f, &cx)?;
+    let mut model = resolve_model(f, &cx)?;
+    // Per-algorithm NIC behaviour the scenario did not set explicitly.
+    if f.model.repace_on_rate_change.is_none()
+        && let Some(v) = cc.repace_on_rate_change()
+    {
+        model.repace_on_rate_change = v;
+    }
+    if f.packet.int_bytes.is_none()
+        && f.packet.int_mode.is_none()
+        && let Some(b) = cc.int_bytes()
+    {
+        model.sizes.int = IntBytes::Fixed(b);
+    }
+    if model.ecmp_hash == crate::profile::EcmpHash::Ns3Murmur {
+        // ns-3 lists equal-cost next hops in its BFS discovery order.
+        topo.use_ns3_route_order();
+    }
+    // After the next-hop order: recomputing the routes would drop static ones.
+    super::flowctl::apply_routes(&mut topo, &f.switch.routes, &cx)?;
     let int_on = f.switch.int.unwrap_or_else(|| cc.needs_int());
 
     let lossless = f.switch.pfc.enabled.unwrap_or(true);
-    let nic = resolve_nic(&f.nic, lossless, &cx)?;
+    let nic = resolve_nic(&f.nic, f.profile, lossless, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
-    let mut pfc = resolve_pfc(&f.switch, mtu_wire, &cx)?;
+    let mut pfc = resolve_pfc(&f.switch, mtu_wire, model.mmu, &cx)?;
     super::flowctl::resolve_dcqcn_rules(&f.switch, &mut pfc, &topo, mtu_wire, &cx)?;
     let flowctl = super::flowctl::resolve_flowctl(&f.switch, lossless, pfc.resume_offset, &cx)?;
     let diag = super::flowctl::resolve_diag(&f.diagnostics, &cx)?;
@@ -202,7 +242,7 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         payload_fraction,
     )?);
     flows.sort_by_key(|f| f.start);
-    let output = resolve_output(&f.output, &topo, flows.len(), &cx)?;
+    let output = resolve_output(&f.output, &f.workload, &topo, flows.len(), &cx)?;
     if let Some(stop) = f.stop
         && stop.is_zero()
     {
@@ -302,6 +342,33 @@ fn resolve_model(f: &ScenarioFile, cx: &Ctx) -> Result<ModelConfig, InputError> 
     if let Some(v) = md.repace_on_rate_change {
         m.repace_on_rate_change = v;
     }
+    if let Some(v) = md.mmu {
+        m.mmu = v;
+    }
+    let multi = md.int_multi.unwrap_or(match m.int_units {
+        IntUnits::Ns3 { multi } => multi,
+        IntUnits::Exact => 1,
+    });
+    if multi == 0 {
+        return Err(cx.err(
+            "model.int_multi",
+            "must be >= 1 (INT_MULTI: units of 128 x N bytes)",
+        ));
+    }
+    let units = md.int_units.unwrap_or(match m.int_units {
+        IntUnits::Exact => IntUnitsKind::Exact,
+        IntUnits::Ns3 { .. } => IntUnitsKind::Ns3,
+    });
+    m.int_units = match units {
+        IntUnitsKind::Exact if md.int_multi.is_some() => {
+            return Err(cx.err(
+                "model.int_multi",
+                "is only used with model.int_units = \"ns3\"",
+            ));
+        }
+        IntUnitsKind::Exact => IntUnits::Exact,
+        IntUnitsKind::Ns3 => IntUnits::Ns3 { multi },
+    };
     let n = &f.nic;
     let interval = n.cnp_interval.unwrap_or(Delta::from_us(50));
     let kind = n.cnp.unwrap_or(match m.cnp {
@@ -315,7 +382,13 @@ fn resolve_model(f: &ScenarioFile, cx: &Ctx) -> Result<ModelConfig, InputError> 
     Ok(m)
 }
 
-fn resolve_nic(n: &NicSection, lossless: bool, cx: &Ctx) -> Result<NicPlan, InputError> {
+fn resolve_nic(
+    n: &NicSection,
+    profile: Profile,
+    lossless: bool,
+    cx: &Ctx,
+) -> Result<NicPlan, InputError> {
+    let ns3 = profile == Profile::Ns3Hpcc;
     let mtu = n.mtu.unwrap_or(1000);
     if !(64..=9000).contains(&mtu) {
         return Err(cx.err(
@@ -327,6 +400,55 @@ fn resolve_nic(n: &NicSection, lossless: bool, cx: &Ctx) -> Result<NicPlan, Inpu
     if ack_interval == 0 {
         return Err(cx.err("nic.ack_interval", "must be >= 1 packet"));
     }
+    let policy = n.ack_policy.unwrap_or(if ns3 {
+        AckPolicy::Ns3
+    } else {
+        AckPolicy::Packets
+    });
+    let ns3_keys = [
+        ("nic.ack_interval_bytes", n.ack_interval_bytes.is_some()),
+        ("nic.ack_chunk", n.ack_chunk.is_some()),
+        ("nic.back_to_zero", n.back_to_zero.is_some()),
+    ];
+    let ns3_ack = match policy {
+        AckPolicy::Packets => {
+            if let Some((k, _)) = ns3_keys.iter().find(|k| k.1) {
+                return Err(cx.err(
+                    *k,
+                    "is only used with nic.ack_policy = \"ns3\" (the ns3-hpcc profile's default)",
+                ));
+            }
+            None
+        }
+        AckPolicy::Ns3 => {
+            if n.ack_interval.is_some() {
+                return Err(cx.err(
+                    "nic.ack_interval",
+                    "is not used with nic.ack_policy = \"ns3\"; set nic.ack_interval_bytes (L2_ACK_INTERVAL)",
+                ));
+            }
+            let interval_bytes = n.ack_interval_bytes.map(|b| b.0).unwrap_or(1);
+            if interval_bytes == 0 {
+                return Err(cx.err(
+                    "nic.ack_interval_bytes",
+                    "must be >= 1 (with 0 the ns-3 sender ignores ACKs and flows never finish)",
+                ));
+            }
+            let chunk = n.ack_chunk.map(|b| b.0).unwrap_or(4000);
+            let back_to_zero = n.back_to_zero.unwrap_or(false);
+            if back_to_zero && chunk == 0 {
+                return Err(cx.err(
+                    "nic.back_to_zero",
+                    "needs nic.ack_chunk > 0 (it rounds sequences down to a chunk)",
+                ));
+            }
+            Some(Ns3Ack {
+                interval_bytes,
+                chunk,
+                back_to_zero,
+            })
+        }
+    };
     // In a lossless fabric packets wait in paused queues for long stretches, and a
     // short timeout would only retransmit what is not lost; RoCE NICs default to
     // tens of ms there. Without PFC, losses are routine and recovery must be quick.
@@ -335,28 +457,47 @@ fn resolve_nic(n: &NicSection, lossless: bool, cx: &Ctx) -> Result<NicPlan, Inpu
     } else {
         Delta::from_ms(1)
     };
-    let rto = n.rto.unwrap_or(default_rto);
+    // The ns-3 simulator has no retransmission timeout at all (§5).
+    let rto = n.rto.unwrap_or(if ns3 { Delta::ZERO } else { default_rto });
+    // ns-3: ACK_HIGH_PRIO defaults to 0, ACKs ride in the data class.
+    let ack_class = n.ack_class.unwrap_or(if ns3 {
+        AckClass::Data
+    } else {
+        AckClass::Control
+    });
     Ok(NicPlan {
         mtu,
         ack_interval,
-        ack_in_control_class: n.ack_class.unwrap_or(AckClass::Control) == AckClass::Control,
+        ns3_ack,
+        ack_in_control_class: ack_class == AckClass::Control,
         nack_interval: n.nack_interval.unwrap_or(Delta::from_us(500)),
         rto: (!rto.is_zero()).then_some(rto),
         loss_recovery: super::flowctl::resolve_loss_recovery(n, cx)?,
     })
 }
 
-fn resolve_pfc(s: &SwitchSection, mtu_wire: u64, cx: &Ctx) -> Result<PfcPlan, InputError> {
+fn resolve_pfc(
+    s: &SwitchSection,
+    mtu_wire: u64,
+    mmu: MmuModel,
+    cx: &Ctx,
+) -> Result<PfcPlan, InputError> {
     let p = &s.pfc;
-    let buffer = s.buffer.map(|b| b.0).unwrap_or(32_000_000);
+    let ns3 = mmu == MmuModel::Ns3;
+    // ns-3: BUFFER_SIZE is in MiB; run.py uses 32 at 100 Gbps.
+    let buffer = s
+        .buffer
+        .map(|b| b.0)
+        .unwrap_or(if ns3 { 32 << 20 } else { 32_000_000 });
     if buffer < 10 * mtu_wire {
         return Err(cx.err(
             "switch.buffer",
             format!("{buffer} B is smaller than 10 packets of {mtu_wire} B"),
         ));
     }
-    let alpha = p.alpha.unwrap_or(0.125);
-    if !(alpha > 0.0 && alpha.is_finite()) {
+    if let Some(alpha) = p.alpha
+        && !(alpha > 0.0 && alpha.is_finite())
+    {
         return Err(cx.err(
             "switch.pfc.alpha",
             format!("{alpha} must be > 0, e.g. 0.125"),
@@ -387,10 +528,14 @@ fn resolve_pfc(s: &SwitchSection, mtu_wire: u64, cx: &Ctx) -> Result<PfcPlan, In
         buffer,
         enabled: p.enabled.unwrap_or(true),
         threshold,
-        alpha,
+        alpha: p.alpha,
         headroom: p.headroom.map(|b| b.0),
-        reserve: p.reserve.map(|b| b.0).unwrap_or(0),
-        resume_offset: p.resume_offset.map(|b| b.0).unwrap_or(2 * mtu_wire),
+        reserve: p.reserve.map(|b| b.0).unwrap_or(if ns3 { 4096 } else { 0 }),
+        resume_offset: p.resume_offset.map(|b| b.0).unwrap_or(if ns3 {
+            3072
+        } else {
+            2 * mtu_wire
+        }),
         egress_alpha,
         shared_buffer: s.shared_buffer.map(|b| b.0),
         classes: 8,
@@ -556,10 +701,37 @@ fn resolve_flows(
 
 fn resolve_output(
     o: &OutputSection,
+    w: &WorkloadSection,
     topo: &Topology,
     n_flows: usize,
     cx: &Ctx,
 ) -> Result<OutputPlan, InputError> {
+    let fct_format = o.fct_format.unwrap_or(FctFormat::Csv);
+    let qlen_mon = match (o.qlen_mon_start, o.qlen_mon_end) {
+        (None, None) => None,
+        (_, None) => {
+            return Err(cx.err(
+                "output.qlen_mon_end",
+                "is required with output.qlen_mon_start, e.g. \"10ms\"",
+            ));
+        }
+        (start, Some(end)) => {
+            let start = start.unwrap_or(Delta::ZERO);
+            if end.ps() < start.ps() {
+                return Err(cx.err(
+                    "output.qlen_mon_end",
+                    format!("{end} is before output.qlen_mon_start = {start}"),
+                ));
+            }
+            if fct_format != FctFormat::Ns3 {
+                return Err(cx.err(
+                    "output.qlen_mon_end",
+                    "qlen.txt is an ns-3 file: set output.fct_format = \"ns3\" too",
+                ));
+            }
+            Some((SimTime(start.ps()), SimTime(end.ps())))
+        }
+    };
     let interval = o.queue_interval.unwrap_or(Delta::from_us(1));
     let ports = match &o.queue_ports {
         None => None,
@@ -614,6 +786,9 @@ fn resolve_output(
     Ok(OutputPlan {
         queue_interval: (!interval.is_zero()).then_some(interval),
         queue_ports: ports,
+        fct_format,
+        qlen_mon,
+        ns3_time_offset: w.ns3_time_offset.unwrap_or(Delta::ZERO),
         queue_histogram: o.queue_histogram.unwrap_or(true),
         link_utilization: o.link_utilization.filter(|d| !d.is_zero()),
         flow_rates,

@@ -304,11 +304,40 @@ impl Sim {
                 }
                 CnpMode::AckFlag => {
                     cnp_flag = true;
-                    send_ack = true;
+                    // The ns-3 receiver flags whatever ACK/NACK goes out anyway.
+                    send_ack = self.cfg.nic.ns3_ack.is_none();
                 }
             }
         }
-        if seq == rx.expected {
+        if let Some(rule) = self.cfg.nic.ns3_ack {
+            // hpcc-ns3-model.md §5, ReceiverCheckSeq: ACK once the expected byte
+            // has reached the (per-packet reset) milestone or a chunk boundary;
+            // NACK a gap once per expected byte and timer; drop duplicates.
+            if seq == rx.expected {
+                rx.expected += payload;
+                // With back-to-zero, bytes after a rewind arrive again: count each once.
+                let fresh = rx.expected.saturating_sub(rx.delivered);
+                rx.delivered += fresh;
+                self.stats.delivered_bytes += fresh;
+                if rx.expected >= f.spec.size {
+                    rx.finished_at.get_or_insert(now);
+                }
+                send_ack = rx.expected >= rule.interval_bytes
+                    || (rule.chunk > 0 && rx.expected.is_multiple_of(rule.chunk));
+                self.last_progress = now;
+            } else if seq > rx.expected {
+                let iv = self.cfg.nic.nack_interval;
+                if rx.nacked_seq != Some(rx.expected) || now.since(rx.nack_at) >= iv {
+                    rx.nacked_seq = Some(rx.expected);
+                    rx.nack_at = now;
+                    if rule.back_to_zero {
+                        rx.expected = rx.expected / rule.chunk * rule.chunk;
+                    }
+                    nack = true;
+                    self.stats.nacks_sent += 1;
+                }
+            }
+        } else if seq == rx.expected {
             rx.expected += payload;
             if let Some(irn) = rx.irn.as_mut() {
                 // Packets kept out of order behind this one are delivered too.
@@ -424,7 +453,7 @@ impl Sim {
         let pkt = self.pool.get(id);
         let fid = pkt.flow as usize;
         let (ece, rx_busy) = (pkt.has(flag::ECE), pkt.has(flag::RX_BUSY));
-        let (seq, is_nack, cnp_flag, sent_at, window, sack) = (
+        let (mut seq, is_nack, cnp_flag, sent_at, window, sack) = (
             pkt.seq,
             pkt.kind == PacketKind::Nack,
             pkt.has(flag::CNP),
@@ -437,6 +466,11 @@ impl Sim {
         hops[..n].copy_from_slice(&self.pool.int(id)[..n]);
         self.pool.free(id);
         let mtu = self.cfg.nic.mtu as u64;
+        if let Some(rule) = self.cfg.nic.ns3_ack
+            && rule.back_to_zero
+        {
+            seq = seq / rule.chunk * rule.chunk;
+        }
         let Some(qp) = self.flows[fid].send.as_mut().filter(|q| !q.done) else {
             return;
         };

@@ -6,6 +6,8 @@
 //! stays busy, one `TxDone`. Forwarding is in `switching`, the NIC in `hosts`.
 
 mod hosts;
+pub mod mmu_config;
+pub mod ns3_paths;
 pub mod paths;
 mod pfc;
 pub mod pfc_diag;
@@ -22,7 +24,7 @@ use crate::port::Egress;
 use crate::profile::IdealFct;
 use crate::scenario::RunConfig;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
-use crate::switch::mmu::{Mmu, MmuConfig, PfcThreshold};
+use crate::switch::mmu::Mmu;
 use crate::switch::{Switch, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
@@ -52,10 +54,11 @@ pub enum Event {
 }
 
 /// `Event::Sample` targets: queue lengths (queue.csv), link utilization
-/// (link_util.csv), flow rates (flow_rates.csv).
+/// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor.
 pub const SAMPLE_QUEUES: u32 = 0;
 pub const SAMPLE_LINKS: u32 = 1;
 pub const SAMPLE_FLOWS: u32 = 2;
+pub const SAMPLE_NS3_QLEN: u32 = 3;
 
 const TAG_SHIFT: u32 = 29;
 /// Largest index an event can carry (packets, flows and egress ports are counted below it).
@@ -119,6 +122,9 @@ pub struct Flow {
     pub recv: RecvQp,
     pub ideal: Delta,
     pub pair_rtt: Delta,
+    /// The pair's bandwidth-delay product in bytes (ns-3's `pairBdp` in the ns3
+    /// ideal-FCT model; bottleneck rate x `pair_rtt` otherwise).
+    pub pair_bdp: u64,
     /// Base one-way delay of the data path.
     pub one_way: Delta,
     pub fct: Option<Delta>,
@@ -176,6 +182,8 @@ pub struct Sim {
     flows_done: usize,
     /// The control interval T given to controllers.
     base_rtt: Delta,
+    /// The largest BDP over host pairs, bytes (ns-3's `maxBdp`).
+    max_bdp: u64,
     /// Receiver-side congestion control, when the algorithm has one.
     receiver: Option<ReceiverKind>,
     seed: u64,
@@ -228,25 +236,7 @@ impl Sim {
                         )
                     })
                     .collect();
-                let headroom = infos
-                    .iter()
-                    .map(|p| cfg.pfc.headroom_for(p, mtu_wire as u64))
-                    .collect();
-                let threshold = match cfg.pfc.dcqcn_static.get(i) {
-                    Some(&t) => PfcThreshold::Static(t),
-                    None => cfg.pfc.threshold,
-                };
-                let mmu = Mmu::new(MmuConfig {
-                    buffer: cfg.pfc.buffer,
-                    lossless: cfg.pfc.enabled,
-                    threshold,
-                    alpha: vec![cfg.pfc.alpha; infos.len()],
-                    headroom,
-                    reserve: cfg.pfc.reserve,
-                    reserve_once_per_port: false,
-                    egress_alpha: cfg.pfc.egress_alpha,
-                    shared_cap: cfg.pfc.shared_buffer,
-                });
+                let mmu = Mmu::new(mmu_config::mmu_config(&cfg, i, infos));
                 let facts: Vec<PortFacts> = infos
                     .iter()
                     .map(|p| PortFacts {
@@ -284,6 +274,8 @@ impl Sim {
             })
             .collect();
 
+        let ns3 =
+            (model.ideal_fct == IdealFct::Ns3).then(|| ns3_paths::Ns3Paths::new(topo, cfg.nic.mtu));
         let base_rtt = match model.ideal_fct {
             IdealFct::Alone => {
                 let rtt = paths::max_base_rtt(topo, |rate, delay| {
@@ -294,11 +286,16 @@ impl Sim {
                 // "Slightly greater than the maximum RTT" (HPCC §5.1): the next whole us.
                 Delta::from_us(rtt.ps() / crate::units::PS_PER_US + 1)
             }
-            IdealFct::Ns3 => paths::max_base_rtt(topo, |rate, delay| {
-                (2 * delay.as_ns()
-                    + (cfg.nic.mtu as u128 * 8_000_000_000 / rate.bps() as u128) as u64)
-                    * 1000
-            }),
+            IdealFct::Ns3 => ns3.as_ref().expect("built for ns3").max_rtt,
+        };
+        let max_bdp = match &ns3 {
+            Some(p) => p.max_bdp,
+            None => topo
+                .hosts
+                .iter()
+                .map(|&h| topo.host_port(h).rate.bytes_in(base_rtt))
+                .max()
+                .unwrap_or(0),
         };
 
         // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
@@ -310,7 +307,21 @@ impl Sim {
                 let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
                 let sport = *c;
                 *c = c.wrapping_add(1);
-                let (ideal, pair_rtt, one_way) = ideal_fct(&cfg, seed, spec, sport, ack_wire);
+                let (ideal, pair_rtt, one_way, bottleneck) =
+                    ideal_fct(&cfg, seed, spec, sport, ack_wire);
+                let (ideal, pair_rtt, pair_bdp) = match &ns3 {
+                    Some(p) => {
+                        let pair = p.pair(topo, spec.src, spec.dst);
+                        let ideal = ns3_paths::ns3_standalone(
+                            &pair,
+                            spec.size,
+                            cfg.nic.mtu,
+                            model.sizes.data_header,
+                        );
+                        (ideal, pair.rtt, pair.bdp)
+                    }
+                    None => (ideal, pair_rtt, bottleneck.bytes_in(pair_rtt)),
+                };
                 Flow {
                     spec: spec.clone(),
                     sport,
@@ -318,6 +329,7 @@ impl Sim {
                     recv: RecvQp::default(),
                     ideal,
                     pair_rtt,
+                    pair_bdp,
                     one_way,
                     fct: None,
                 }
@@ -367,6 +379,7 @@ impl Sim {
             next_flow: 0,
             flows_done: 0,
             base_rtt,
+            max_bdp,
             receiver: cfg.cc.receiver(),
             seed,
             stats: Stats::default(),
@@ -423,6 +436,12 @@ impl Sim {
             }
             if self.trace_rates.is_some() {
                 self.q.schedule_cold(t, Event::RateSample.pack());
+            }
+            if let Some((start, _)) = out.qlen_mon
+                && self.rec.ns3_qlen_on()
+            {
+                let what = SAMPLE_NS3_QLEN;
+                self.q.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
         let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
@@ -600,6 +619,19 @@ impl Sim {
                 self.sample_links(now);
                 self.cfg.output.link_utilization
             }
+            SAMPLE_NS3_QLEN => {
+                // third.cc monitor_buffer: every switch egress port, every 100 ns.
+                let end = self.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
+                let ports = self.switches.iter().flat_map(|sw| {
+                    let node = sw.node.0;
+                    sw.ports
+                        .iter()
+                        .enumerate()
+                        .map(move |(p, sp)| (node, p as u16, sp.bytes))
+                });
+                self.rec.ns3_qlen_sample(now, ports, now >= end);
+                (now < end).then_some(Delta::from_ns(crate::output::ns3::QLEN_INTERVAL_NS))
+            }
             _ => {
                 self.sample_flows(now);
                 self.cfg.output.flow_rates.as_ref().map(|r| r.1)
@@ -722,6 +754,8 @@ impl Sim {
             line_rate: self.cfg.topo.host_port(f.spec.src).rate,
             base_rtt: self.base_rtt,
             pair_rtt: f.pair_rtt,
+            max_bdp: self.max_bdp,
+            pair_bdp: f.pair_bdp,
             one_way: f.one_way,
             mtu: self.cfg.nic.mtu,
             mtu_wire: self.cfg.mtu_wire(),
@@ -733,14 +767,15 @@ impl Sim {
     }
 }
 
-/// Ideal FCT, base RTT and base one-way delay of one flow (on its own ECMP path).
+/// Ideal FCT, base RTT, base one-way delay and bottleneck rate of one flow (on
+/// its own ECMP path). (The ns-3 model's ideal FCT and RTT come from [`ns3_paths`].)
 fn ideal_fct(
     cfg: &RunConfig,
     seed: u64,
     spec: &FlowSpec,
     sport: u16,
     ack_wire_no_hops: u32,
-) -> (Delta, Delta, Delta) {
+) -> (Delta, Delta, Delta, crate::units::Rate) {
     let model = &cfg.model;
     let data = paths::trace(
         &cfg.topo, model, seed, spec.src, spec.dst, sport, spec.dport,
@@ -749,6 +784,7 @@ fn ideal_fct(
         &cfg.topo, model, seed, spec.dst, spec.src, spec.dport, sport,
     );
     let sizes = &model.sizes;
+    let bottleneck = data.iter().map(|h| h.rate).min().expect("a path has links");
     let one_way = paths::one_way(model, &data, cfg.mtu_wire());
     let (ideal, rtt) = match model.ideal_fct {
         IdealFct::Alone => {
@@ -773,5 +809,5 @@ fn ideal_fct(
             paths::ns3_pair_rtt(&data, cfg.nic.mtu),
         ),
     };
-    (ideal, rtt, one_way)
+    (ideal, rtt, one_way, bottleneck)
 }

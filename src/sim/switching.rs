@@ -149,11 +149,16 @@ impl Sim {
                 pkt.flags |= flag::ECN_CE;
             }
             if self.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
+                let (ts, tx_bytes, qlen) =
+                    self.cfg
+                        .model
+                        .int_units
+                        .encode(now, port.eg.tx_bytes, port.bytes);
                 int[pkt.n_hops as usize] = crate::packet::IntHop {
-                    ts: now,
-                    tx_bytes: port.eg.tx_bytes,
+                    ts,
+                    tx_bytes,
                     rx_bytes: port.rx_bytes,
-                    qlen: port.bytes,
+                    qlen,
                     rate: port.eg.rate,
                 };
                 pkt.n_hops += 1;

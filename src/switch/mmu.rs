@@ -19,6 +19,13 @@
 //!   buffer has room; otherwise dropped.
 //!
 //! Egress bytes per (port, class) are kept for ECN marking and diagnostics.
+//!
+//! With `ns3_admission` the arithmetic is the HPCC ns-3 simulator's
+//! (hpcc-ns3-model.md §2, switch-mmu.cc): the headroom decision counts only the
+//! bytes above the reserve (`ingress + size - reserve > threshold`), a packet is
+//! dropped only when both headroom and threshold are exceeded (no whole-buffer
+//! check), and the threshold is computed in wrapping 32-bit arithmetic, so it
+//! wraps when headroom and reserve exceed the buffer.
 
 use crate::port::CLASSES;
 
@@ -47,6 +54,8 @@ pub struct MmuConfig {
     pub reserve_once_per_port: bool,
     /// Lossy mode: egress dynamic-threshold alpha.
     pub egress_alpha: f64,
+    /// The ns-3 simulator's admission arithmetic (see the module docs).
+    pub ns3_admission: bool,
     /// Cap on the shared pool (a switch whose shared buffer is smaller than what
     /// headroom and reserves leave, e.g. P-PFC §5's 4 MB of 9 MB).
     pub shared_cap: Option<u64>,
@@ -74,6 +83,8 @@ pub struct Mmu {
     /// Bytes held in total.
     total_used: u64,
     pool: u64,
+    /// ns-3: `buffer - total_hdrm - total_rsrv` in wrapping 32-bit arithmetic.
+    ns3_pool: u32,
     peak_used: u64,
 }
 
@@ -96,8 +107,12 @@ impl Mmu {
             cfg.reserve * (ports * CLASSES) as u64
         };
         let mut pool = cfg.buffer.saturating_sub(hdrm_total + reserve_total);
+        let mut ns3_pool = (cfg.buffer as u32)
+            .wrapping_sub(hdrm_total as u32)
+            .wrapping_sub(reserve_total as u32);
         if let Some(cap) = cfg.shared_cap {
             pool = pool.min(cap);
+            ns3_pool = ns3_pool.min(cap.min(u32::MAX as u64) as u32);
         }
         let n = ports * CLASSES;
         Mmu {
@@ -108,6 +123,7 @@ impl Mmu {
             shared_used: 0,
             total_used: 0,
             pool,
+            ns3_pool,
             peak_used: 0,
         }
     }
@@ -162,6 +178,10 @@ impl Mmu {
     pub fn threshold(&self, port: u16) -> u64 {
         match self.cfg.threshold {
             PfcThreshold::Static(t) => t,
+            PfcThreshold::Dynamic if self.cfg.ns3_admission => {
+                let free = self.ns3_pool.wrapping_sub(self.shared_used as u32);
+                (self.cfg.alpha[port as usize] * free as f64) as u64
+            }
             PfcThreshold::Dynamic => {
                 let free = self.pool.saturating_sub(self.shared_used);
                 (self.cfg.alpha[port as usize] * free as f64) as u64
@@ -194,7 +214,18 @@ impl Mmu {
     #[inline]
     pub fn admit(&mut self, inp: u16, class: u8, out: u16, size: u64) -> Admit {
         let i = ix(inp, class);
-        let verdict = if self.cfg.lossless {
+        let verdict = if self.cfg.lossless && self.cfg.ns3_admission {
+            let thresh = self.threshold(inp);
+            if self.hdrm[i] + size > self.cfg.headroom[inp as usize]
+                && self.shared_of(i) + size > thresh
+            {
+                Admit::Drop
+            } else if (self.ingress[i] + size).saturating_sub(self.cfg.reserve) > thresh {
+                Admit::Headroom
+            } else {
+                Admit::Shared
+            }
+        } else if self.cfg.lossless {
             let shared = self.shared_of(i);
             let over = shared + size > self.threshold(inp);
             if self.total_used + size > self.cfg.buffer
@@ -266,6 +297,7 @@ mod tests {
             reserve: 0,
             reserve_once_per_port: false,
             egress_alpha: 1.0,
+            ns3_admission: false,
             shared_cap: None,
         })
     }
@@ -323,6 +355,67 @@ mod tests {
         }
         assert_eq!(held, 500_000);
         assert_eq!(m.headroom_bytes(0, 3), 0, "no headroom when lossy");
+    }
+
+    fn ns3_mmu() -> Mmu {
+        // Two 100G ports with 1 us links: headroom 3 x 12500 each, 4 KiB reserve
+        // subtracted once per port, 1 MiB buffer, alpha 1/8.
+        Mmu::new(MmuConfig {
+            buffer: 1 << 20,
+            lossless: true,
+            threshold: PfcThreshold::Dynamic,
+            alpha: vec![0.125; 2],
+            headroom: vec![37_500; 2],
+            reserve: 4096,
+            reserve_once_per_port: true,
+            egress_alpha: 1.0,
+            ns3_admission: true,
+            shared_cap: None,
+        })
+    }
+
+    #[test]
+    fn the_ns3_pool_subtracts_headroom_and_one_reserve_per_port() {
+        let m = ns3_mmu();
+        assert_eq!(m.pool(), (1 << 20) - 75_000 - 2 * 4096);
+        assert_eq!(m.threshold(0), m.pool() >> 3);
+    }
+
+    #[test]
+    fn ns3_admission_counts_only_bytes_above_the_reserve_against_the_threshold() {
+        let cfg = MmuConfig {
+            threshold: PfcThreshold::Static(500),
+            ..ns3_mmu().cfg
+        };
+        let mut m = Mmu::new(cfg.clone());
+        // 3 x 1090 B sit in the reserve; the 4th straddles it: 4360 - 4096 = 264
+        // bytes above the reserve <= 500, so ns-3 keeps it out of headroom.
+        for _ in 0..4 {
+            assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
+        }
+        assert_eq!(m.shared_used(), 264);
+        // The default rule charges the whole packet against the threshold:
+        // 0 + 1090 > 500 goes to headroom at once.
+        let mut d = Mmu::new(MmuConfig {
+            ns3_admission: false,
+            reserve_once_per_port: false,
+            ..cfg
+        });
+        assert_eq!(d.admit(0, 3, 1, 1090), Admit::Headroom);
+    }
+
+    #[test]
+    fn the_ns3_threshold_wraps_when_headroom_exceeds_the_buffer() {
+        let mut m = Mmu::new(MmuConfig {
+            buffer: 60_000,
+            ..ns3_mmu().cfg
+        });
+        // 60000 - 75000 - 8192 wraps around 2^32: a huge threshold, never XOFF.
+        assert!(m.threshold(0) > 400_000_000);
+        for _ in 0..100 {
+            assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
+        }
+        assert!(!m.over_threshold(0, 3));
     }
 
     #[test]

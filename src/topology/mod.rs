@@ -252,7 +252,13 @@ impl Topology {
                 }
             }
         }
-        let routes = routing::Routes::compute(&spec, &ports, &switches, &kind_index)?;
+        let routes = routing::Routes::compute(
+            &spec,
+            &ports,
+            &switches,
+            &kind_index,
+            routing::HopOrder::Port,
+        )?;
         Ok(Topology {
             spec,
             ports,
@@ -261,6 +267,19 @@ impl Topology {
             switches,
             routes,
         })
+    }
+
+    /// Recomputes the routes with next hops in the ns-3 simulator's order
+    /// ([`routing::HopOrder::Ns3`]).
+    pub fn use_ns3_route_order(&mut self) {
+        self.routes = routing::Routes::compute(
+            &self.spec,
+            &self.ports,
+            &self.switches,
+            &self.kind_index,
+            routing::HopOrder::Ns3,
+        )
+        .expect("routes that computed in port order compute in ns-3 order");
     }
 
     pub fn kind(&self, n: NodeId) -> NodeKind {

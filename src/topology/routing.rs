@@ -8,6 +8,13 @@
 //! every (switch, attachment switch) pair, the ports toward neighbours one hop
 //! closer. Identical port lists are stored once.
 //!
+//! Next hops are listed in port (link) order by default. [`HopOrder::Ns3`] lists
+//! them as the HPCC ns-3 simulator does (third.cc `CalculateRoute`, hpcc-ns3-model.md
+//! §3): in the order its BFS discovers them, visiting each node's neighbours by
+//! node id, and with parallel links to the same neighbour collapsed to the last
+//! one listed (ns-3 keys its interface map by neighbour). ECMP picks `list[hash %
+//! n]`, so the order decides which path a flow takes.
+//!
 //! Static routes (a scenario's `[[switch.routes]]`) replace the computed next
 //! hops of one (switch, destination host); they are looked up first, and only
 //! when there are any.
@@ -16,6 +23,15 @@ use super::{NodeId, NodeKind, PortInfo, TopologySpec};
 use std::collections::{HashMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
+
+/// The order of equal-cost next hops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HopOrder {
+    /// Port (link) order.
+    Port,
+    /// The ns-3 simulator's BFS discovery order (neighbours by node id).
+    Ns3,
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Routes {
@@ -41,6 +57,7 @@ impl Routes {
         ports: &[Vec<PortInfo>],
         switches: &[NodeId],
         kind_index: &[u32],
+        order: HopOrder,
     ) -> Result<Routes, String> {
         let n = spec.kinds.len();
         let is_switch = |v: NodeId| spec.kinds[v.idx()] == NodeKind::Switch;
@@ -70,6 +87,28 @@ impl Routes {
             }
         }
         let n_attach = attach_nodes.len();
+        // ns-3 order: each switch's switch neighbours by node id, one port per
+        // neighbour (the last link listed wins).
+        let by_id: Vec<Vec<(NodeId, u16)>> = match order {
+            HopOrder::Port => Vec::new(),
+            HopOrder::Ns3 => (0..n)
+                .map(|u| {
+                    let mut v: Vec<(NodeId, u16)> = Vec::new();
+                    for (i, p) in ports[u].iter().enumerate() {
+                        if !is_switch(p.peer) {
+                            continue;
+                        }
+                        match v.iter_mut().find(|e| e.0 == p.peer) {
+                            Some(e) => e.1 = i as u16,
+                            None => v.push((p.peer, i as u16)),
+                        }
+                    }
+                    v.sort_by_key(|e| e.0);
+                    v
+                })
+                .collect(),
+        };
+        let mut rank = vec![u32::MAX; if order == HopOrder::Ns3 { n } else { 0 }];
         let mut table = vec![(0u32, 0u16); switches.len() * n_attach];
         let mut dist_all = vec![u16::MAX; switches.len() * n_attach];
         let mut dist = vec![u32::MAX; n];
@@ -79,12 +118,30 @@ impl Routes {
             dist[a.idx()] = 0;
             queue.clear();
             queue.push_back(a);
+            let mut discovered = 0u32;
+            if order == HopOrder::Ns3 {
+                rank[a.idx()] = 0;
+            }
             while let Some(u) = queue.pop_front() {
-                for port in &ports[u.idx()] {
-                    let v = port.peer;
-                    if is_switch(v) && dist[v.idx()] == u32::MAX {
-                        dist[v.idx()] = dist[u.idx()] + 1;
-                        queue.push_back(v);
+                match order {
+                    HopOrder::Port => {
+                        for port in &ports[u.idx()] {
+                            let v = port.peer;
+                            if is_switch(v) && dist[v.idx()] == u32::MAX {
+                                dist[v.idx()] = dist[u.idx()] + 1;
+                                queue.push_back(v);
+                            }
+                        }
+                    }
+                    HopOrder::Ns3 => {
+                        for &(v, _) in &by_id[u.idx()] {
+                            if dist[v.idx()] == u32::MAX {
+                                dist[v.idx()] = dist[u.idx()] + 1;
+                                discovered += 1;
+                                rank[v.idx()] = discovered;
+                                queue.push_back(v);
+                            }
+                        }
                     }
                 }
             }
@@ -97,12 +154,23 @@ impl Routes {
                 if d == 0 {
                     continue;
                 }
-                let hops: Vec<u16> = ports[s.idx()]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| is_switch(p.peer) && dist[p.peer.idx()] == d - 1)
-                    .map(|(i, _)| i as u16)
-                    .collect();
+                let hops: Vec<u16> = match order {
+                    HopOrder::Port => ports[s.idx()]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| is_switch(p.peer) && dist[p.peer.idx()] == d - 1)
+                        .map(|(i, _)| i as u16)
+                        .collect(),
+                    HopOrder::Ns3 => {
+                        let mut h: Vec<(u32, u16)> = by_id[s.idx()]
+                            .iter()
+                            .filter(|(v, _)| dist[v.idx()] == d - 1)
+                            .map(|&(v, p)| (rank[v.idx()], p))
+                            .collect();
+                        h.sort_unstable();
+                        h.into_iter().map(|(_, p)| p).collect()
+                    }
+                };
                 if hops.len() > u16::MAX as usize {
                     return Err(format!("switch {s} has too many equal-cost next hops"));
                 }
@@ -183,6 +251,38 @@ mod tests {
     use crate::topology::builders::dumbbell;
     use crate::topology::{NodeId, Topology};
     use crate::units::{Delta, Rate};
+
+    #[test]
+    fn ns3_order_lists_next_hops_by_bfs_discovery_and_collapses_parallel_links() {
+        use crate::topology::{NodeKind, TopologySpec};
+        // h0 - s2; s2 links to s5 then s4 then s5 again (parallel); s4, s5 - s3 - h1.
+        let r = Rate::from_gbps(100);
+        let d = Delta::from_us(1);
+        let mut t = TopologySpec::default();
+        for k in [
+            NodeKind::Host,
+            NodeKind::Host,
+            NodeKind::Switch,
+            NodeKind::Switch,
+            NodeKind::Switch,
+            NodeKind::Switch,
+        ] {
+            t.add_node(k);
+        }
+        t.add_link(NodeId(0), NodeId(2), r, d);
+        t.add_link(NodeId(2), NodeId(5), r, d); // s2 port 1
+        t.add_link(NodeId(2), NodeId(4), r, d); // s2 port 2
+        t.add_link(NodeId(2), NodeId(5), r, d); // s2 port 3 (parallel)
+        t.add_link(NodeId(4), NodeId(3), r, d);
+        t.add_link(NodeId(5), NodeId(3), r, d);
+        t.add_link(NodeId(1), NodeId(3), r, d);
+        let mut topo = Topology::build(t).unwrap();
+        let s2 = topo.kind_index[2];
+        assert_eq!(topo.routes.next_hops(s2, NodeId(1)), &[1, 2, 3]);
+        topo.use_ns3_route_order();
+        // s4 (port 2) before s5, whose last parallel link (port 3) is the one used.
+        assert_eq!(topo.routes.next_hops(s2, NodeId(1)), &[2, 3]);
+    }
 
     #[test]
     fn dumbbell_routes_cross_the_bottleneck_and_deliver_locally() {

@@ -1,6 +1,7 @@
 //! The HPCC ns-3 topology and flow files in data/hpcc-ns3/ load and run through
 //! the simulator, alone and on the generated fabric.
 
+use crate::common;
 use rocesim::run_str;
 use rocesim::sim::RunOptions;
 
@@ -110,4 +111,186 @@ queue_interval = "0s"
     .unwrap();
     assert_eq!(out.summary.flows_completed, 96);
     assert_eq!(out.summary.drops, 0);
+}
+
+/// fct.csv rows as (flow src, dst, dport, size, start_ns, fct_ns, ideal_ns).
+fn fct_csv(dir: &std::path::Path) -> Vec<(u32, u32, u16, u64, u64, u64, u64)> {
+    let text = std::fs::read_to_string(dir.join("fct.csv")).unwrap();
+    let mut rows: Vec<_> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            // Times have ps precision; fct.txt truncates them to whole ns like ns-3.
+            let n = |i: usize| f[i].split('.').next().unwrap().parse::<u64>().unwrap();
+            (
+                n(1) as u32,
+                n(2) as u32,
+                n(11) as u16,
+                n(3),
+                n(4),
+                n(5),
+                n(6),
+            )
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+/// fct.txt parsed back, in the same shape as [`fct_csv`]; times relative to `offset_ns`.
+fn fct_txt(dir: &std::path::Path, offset_ns: u64) -> Vec<(u32, u32, u16, u64, u64, u64, u64)> {
+    let text = std::fs::read_to_string(dir.join("fct.txt")).unwrap();
+    let mut rows: Vec<_> = text
+        .lines()
+        .map(|l| {
+            let (src, dst, _sport, dport, size, start, fct, ideal) =
+                rocesim::output::ns3::parse_fct_line(l)
+                    .unwrap_or_else(|| panic!("fct.txt line does not parse: {l}"));
+            (src, dst, dport, size, start - offset_ns, fct, ideal)
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+fn rocesim_cli(args: &[&str]) -> std::process::Output {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocesim"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "rocesim {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+#[test]
+fn an_exported_ns3_fct_file_parses_back_to_the_same_flows() {
+    let dir = common::scratch("fct-txt");
+    let scenario = dir.join("incast.toml");
+    let data =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/hpcc-ns3/generated/scenarios");
+    std::fs::write(
+        &scenario,
+        format!(
+            r#"
+[topology]
+kind = "ns3"
+file = "{}"
+[cc]
+algorithm = "hpcc"
+[workload]
+ns3_flow_files = ["{}"]
+ns3_time_offset = "2s"
+"#,
+            data.join("incast16_topo.txt").display(),
+            data.join("incast16_flow_1MB.txt").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("run");
+    rocesim_cli(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--fct-format",
+        "ns3",
+    ]);
+    let csv = fct_csv(&out);
+    assert_eq!(csv.len(), 16, "all 16 incast flows complete");
+    // fct.txt has ns-3's absolute times (2 s offset) and the same flows.
+    assert_eq!(fct_txt(&out, 2_000_000_000), csv);
+}
+
+#[test]
+fn the_example_ns3_config_imports_and_runs_in_the_ns3_profile() {
+    let dir = common::scratch("import-config");
+    let config =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/hpcc-ns3/mix/config.txt");
+    let scenario = dir.join("scenario.toml");
+    let o = rocesim_cli(&[
+        "import-ns3",
+        config.to_str().unwrap(),
+        "--out",
+        scenario.to_str().unwrap(),
+    ]);
+    // Keys rocesim does not model are named, never silently dropped.
+    let warnings = String::from_utf8_lossy(&o.stderr);
+    for key in ["TRACE_FILE", "PINT_LOG_BASE", "ERROR_RATE_PER_LINK"] {
+        assert!(warnings.contains(key), "no warning for {key}: {warnings}");
+    }
+    let toml = std::fs::read_to_string(&scenario).unwrap();
+    for line in [
+        "profile = \"ns3-hpcc\"",
+        "algorithm = \"hpcc-ns3\"",
+        "fct_format = \"ns3\"",
+    ] {
+        assert!(toml.contains(line), "scenario lacks {line}:\n{toml}");
+    }
+    let out = dir.join("run");
+    rocesim_cli(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // mix/flow.txt: two 200 MB flows from hosts 2 and 3 to host 1, both finish;
+    // they share host 1's 100 Gbps link, so neither beats its standalone FCT.
+    let flows = fct_txt(&out, 2_000_000_000);
+    assert_eq!(flows.len(), 2);
+    for (src, dst, _, size, start, fct, ideal) in flows {
+        assert!(src == 2 || src == 3);
+        assert_eq!((dst, size, start), (1, 200_000_000, 0));
+        assert!(
+            fct > ideal,
+            "shared bottleneck: fct {fct} vs standalone {ideal}"
+        );
+    }
+    for f in ["pfc.txt", "qlen.txt", "summary.json"] {
+        assert!(out.join(f).exists(), "{f} written");
+    }
+}
+
+#[test]
+fn a_bad_ns3_config_value_is_a_one_line_error_and_writes_nothing() {
+    let dir = common::scratch("import-bad");
+    let mix = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/hpcc-ns3/mix");
+    let config = std::fs::read_to_string(mix.join("config.txt")).unwrap();
+    std::fs::create_dir_all(dir.join("mix")).unwrap();
+    for f in ["topology.txt", "flow.txt"] {
+        std::fs::copy(mix.join(f), dir.join("mix").join(f)).unwrap();
+    }
+    let scenario = dir.join("scenario.toml");
+    for (key, bad, valid) in [
+        ("CC_MODE", "10", "valid: 1 (dcqcn-ns3)"),
+        ("BUFFER_SIZE", "lots", "a size in MiB"),
+    ] {
+        let text: String = config
+            .lines()
+            .map(|l| match l.split_whitespace().next() {
+                Some(k) if k == key => format!("{key} {bad}\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        let path = dir.join("config.txt");
+        std::fs::write(&path, text).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocesim"))
+            .args(["import-ns3", path.to_str().unwrap(), "--out"])
+            .arg(&scenario)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{key} {bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let err = err.trim_end();
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains("config.txt: line") && err.contains(key) && err.contains(valid),
+            "{err}"
+        );
+        assert!(!scenario.exists(), "no scenario written on error");
+    }
 }

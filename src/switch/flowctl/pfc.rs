@@ -231,6 +231,7 @@ pub(crate) mod tests {
             reserve: 0,
             reserve_once_per_port: false,
             egress_alpha: 1.0,
+            ns3_admission: false,
             shared_cap: None,
         })
     }
