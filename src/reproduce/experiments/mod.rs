@@ -8,6 +8,7 @@ mod ppfc_fig3;
 mod ppfc_fig6;
 mod ppfc_fig9;
 mod ppfc_table3;
+mod ppfc_topos;
 
 use super::Experiment;
 
@@ -19,5 +20,7 @@ pub static ALL: &[&dyn Experiment] = &[
     &ppfc_table3::PpfcTable3,
     &ppfc_fig9::PpfcFig9,
     &ppfc_fig10::PpfcFig10,
+    &ppfc_topos::FIG11,
+    &ppfc_topos::FIG12,
     &ppfc_fig16::PpfcFig16,
 ];
