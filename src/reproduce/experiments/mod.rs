@@ -4,6 +4,7 @@ mod hpcc_fig9;
 mod ppfc_common;
 mod ppfc_fig10;
 mod ppfc_fig16;
+mod ppfc_fig18;
 mod ppfc_fig3;
 mod ppfc_fig6;
 mod ppfc_fig9;
@@ -23,4 +24,5 @@ pub static ALL: &[&dyn Experiment] = &[
     &ppfc_topos::FIG11,
     &ppfc_topos::FIG12,
     &ppfc_fig16::PpfcFig16,
+    &ppfc_fig18::PpfcFig18,
 ];
