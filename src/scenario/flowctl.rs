@@ -31,6 +31,7 @@ pub struct PpfcSection {
     pub t: Option<Delta>,
     pub r: Option<f64>,
     pub kmax: Option<Bytes>,
+    pub pause: Option<Delta>,
 }
 
 /// `[switch.pfc.capfc]`.
@@ -125,7 +126,14 @@ pub(super) fn resolve_flowctl(
                 t: q.t.unwrap_or(d.t),
                 r: q.r.unwrap_or(d.r),
                 kmax: q.kmax.map(|b| b.0),
+                fixed_pause: q.pause,
             };
+            if c.fixed_pause.is_some_and(|d| d.is_zero()) {
+                return Err(cx.err(
+                    "switch.pfc.ppfc.pause",
+                    "must be > 0, e.g. \"20us\" (omit it for the dynamic pause time)",
+                ));
+            }
             if c.interval.is_zero() {
                 return Err(cx.err("switch.pfc.ppfc.interval", "must be > 0, e.g. \"1us\""));
             }

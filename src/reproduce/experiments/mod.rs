@@ -1,8 +1,28 @@
 //! The experiments, one file per paper figure or table.
 
 mod hpcc_fig9;
+mod ppfc_common;
+mod ppfc_fig10;
+mod ppfc_fig16;
+mod ppfc_fig18;
+mod ppfc_fig3;
+mod ppfc_fig6;
+mod ppfc_fig9;
+mod ppfc_table3;
+mod ppfc_topos;
 
 use super::Experiment;
 
 /// Every experiment in list order.
-pub static ALL: &[&dyn Experiment] = &[&hpcc_fig9::HpccFig9];
+pub static ALL: &[&dyn Experiment] = &[
+    &hpcc_fig9::HpccFig9,
+    &ppfc_fig3::PpfcFig3,
+    &ppfc_fig6::PpfcFig6,
+    &ppfc_table3::PpfcTable3,
+    &ppfc_fig9::PpfcFig9,
+    &ppfc_fig10::PpfcFig10,
+    &ppfc_topos::FIG11,
+    &ppfc_topos::FIG12,
+    &ppfc_fig16::PpfcFig16,
+    &ppfc_fig18::PpfcFig18,
+];

@@ -44,6 +44,9 @@ pub struct PpfcConfig {
     /// Egress queue length above which P-PFC acts; `None` = the port's ECN
     /// `K_max`, or 200 KB (Table 2) on ports that do not mark.
     pub kmax: Option<u64>,
+    /// A fixed pause time instead of Alg. 3's dynamic one (`None`, the
+    /// default); P-PFC Fig. 10 compares the two.
+    pub fixed_pause: Option<Delta>,
 }
 
 impl Default for PpfcConfig {
@@ -53,6 +56,7 @@ impl Default for PpfcConfig {
             t: Delta::from_us(100),
             r: 0.8,
             kmax: None,
+            fixed_pause: None,
         }
     }
 }
@@ -174,7 +178,9 @@ impl Ppfc {
             chosen += bytes;
             let i = ix(p, c);
             // Alg. 3: drain its bytes in the queue plus what it adds per interval.
-            let dur = self.rate[q as usize].tx_time(bytes + self.inc[i].max(0) as u64);
+            let dur = self.cfg.fixed_pause.unwrap_or_else(|| {
+                self.rate[q as usize].tx_time(bytes + self.inc[i].max(0) as u64)
+            });
             let quanta =
                 time_to_quanta(self.rate[p as usize], dur).clamp(1, XOFF_QUANTA as u64 - 1);
             self.suppress_until[i] = now + dur;
@@ -383,6 +389,22 @@ mod tests {
         // The repeat bit holds while that pause is in force.
         b.arrive(us(2), 0, 40);
         assert!(b.tick(us(2)).is_empty());
+    }
+
+    #[test]
+    fn a_fixed_pause_time_replaces_the_dynamic_one() {
+        // As above, but every pause lasts 10 us = 781.25, so 782 quanta at 40 Gbps.
+        let mut b = Bench::new(PpfcConfig {
+            kmax: Some(59_000),
+            fixed_pause: Some(Delta::from_us(10)),
+            ..PpfcConfig::default()
+        });
+        b.arrive(us(0), 1, 20);
+        b.arrive(us(0), 0, 40);
+        b.arrive(us(1), 0, 40);
+        let frames = b.tick(us(1));
+        assert_eq!(frames.len(), 1, "{frames:?}");
+        assert_eq!(frames[0].quanta, 782);
     }
 
     #[test]
