@@ -298,7 +298,10 @@ pub fn write_doc(
         sections.insert(exp.id().to_string(), md);
     }
     let mut out = String::from(DOC_HEADER);
-    let _ = writeln!(out, "| experiment | source | verdict |\n|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| experiment | source | verdict | scale |\n|---|---|---|---|"
+    );
     for e in all() {
         if let Some(sec) = sections.get(e.id()) {
             let verdict = sec
@@ -306,15 +309,20 @@ pub fn write_doc(
                 .find_map(|l| l.split("Overall: **").nth(1))
                 .and_then(|r| r.split("**").next())
                 .unwrap_or("?");
+            let scale = if sec.contains("Scale: full") {
+                "full"
+            } else {
+                "quick"
+            };
             let _ = writeln!(
                 out,
-                "| [{}](#{}) | {} | {verdict} |",
+                "| [{}](#{}) | {} | {verdict} | {scale} |",
                 e.id(),
                 e.id(),
                 e.source()
             );
         } else {
-            let _ = writeln!(out, "| {} | {} | not run |", e.id(), e.source());
+            let _ = writeln!(out, "| {} | {} | not run | |", e.id(), e.source());
         }
     }
     out.push('\n');
@@ -338,7 +346,9 @@ const DOC_HEADER: &str = "# Reproducing the papers\n\n\
 Every key figure and table of the four papers, re-run with `rocesim reproduce <id>` and \
 put beside the paper's numbers. Each section says whether it was a full or a `--quick` \
 (scaled-down) run. Where we differ, the table says why; nothing here is tuned to match.\n\n\
-Regenerate: `rocesim reproduce --all --quick --doc docs/REPRODUCTION.md` (or one id).\n\n";
+Regenerate everything scaled down with `rocesim reproduce --all --quick --doc docs/REPRODUCTION.md`, \
+or one section with `rocesim reproduce <id> [--quick] --doc docs/REPRODUCTION.md` (the other \
+sections are kept). The scale column says which sections come from full (paper-size) runs.\n\n";
 
 /// The existing sections of a reproduction document, by experiment id.
 fn read_sections(doc: &Path) -> std::collections::BTreeMap<String, String> {
