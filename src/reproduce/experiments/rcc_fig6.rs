@@ -401,7 +401,7 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, a: &mut Analysis) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::units::SimTime;
 
