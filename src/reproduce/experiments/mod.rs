@@ -10,12 +10,22 @@ mod ppfc_fig6;
 mod ppfc_fig9;
 mod ppfc_table3;
 mod ppfc_topos;
+mod rcc_fig15;
+mod rcc_fig6;
+mod rcc_fig7;
+mod rcc_fig9;
+mod rcc_table2;
 
 use super::Experiment;
 
-/// Every experiment in list order.
+/// Every experiment in list order: HPCC, DCQCN, RCC, P-PFC, each in paper order.
 pub static ALL: &[&dyn Experiment] = &[
     &hpcc_fig9::HpccFig9,
+    &rcc_fig6::RccFig6,
+    &rcc_fig7::RccFig7,
+    &rcc_fig9::RccFig9,
+    &rcc_table2::RccTable2,
+    &rcc_fig15::RccFig15,
     &ppfc_fig3::PpfcFig3,
     &ppfc_fig6::PpfcFig6,
     &ppfc_table3::PpfcTable3,
