@@ -1,8 +1,17 @@
 //! The experiments, one file per paper figure or table.
 
+mod dcqcn_fig3;
+mod dcqcn_fig4;
+mod dcqcn_util;
 mod hpcc_fig9;
 
 use super::Experiment;
 
 /// Every experiment in list order.
-pub static ALL: &[&dyn Experiment] = &[&hpcc_fig9::HpccFig9];
+pub static ALL: &[&dyn Experiment] = &[
+    &hpcc_fig9::HpccFig9,
+    &dcqcn_fig3::DcqcnFig3,
+    &dcqcn_fig4::DcqcnFig4,
+    &dcqcn_fig3::DcqcnFig8,
+    &dcqcn_fig4::DcqcnFig9,
+];
