@@ -2,6 +2,7 @@
 
 mod dcqcn_fig19;
 mod dcqcn_fig20;
+mod dcqcn_fig21;
 mod dcqcn_fig3;
 mod dcqcn_fig4;
 mod dcqcn_util;
@@ -18,4 +19,5 @@ pub static ALL: &[&dyn Experiment] = &[
     &dcqcn_fig4::DcqcnFig9,
     &dcqcn_fig19::DcqcnFig19,
     &dcqcn_fig20::DcqcnFig20,
+    &dcqcn_fig21::DcqcnFig21,
 ];
