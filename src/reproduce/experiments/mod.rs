@@ -1,6 +1,7 @@
 //! The experiments, one file per paper figure or table.
 
 mod dcqcn_fig13;
+mod dcqcn_fig16;
 mod dcqcn_fig19;
 mod dcqcn_fig20;
 mod dcqcn_fig21;
@@ -19,6 +20,7 @@ pub static ALL: &[&dyn Experiment] = &[
     &dcqcn_fig3::DcqcnFig8,
     &dcqcn_fig4::DcqcnFig9,
     &dcqcn_fig13::DcqcnFig13,
+    &dcqcn_fig16::DcqcnFig16,
     &dcqcn_fig19::DcqcnFig19,
     &dcqcn_fig20::DcqcnFig20,
     &dcqcn_fig21::DcqcnFig21,
