@@ -318,9 +318,7 @@ impl Experiment for DcqcnFig16 {
                   flows use a small part of the receiver's link: after each CNP they regain only \
                   R_AI = 40 Mbps per 55 µs (the 10 MB byte counter rarely reaches hyper increase) \
                   and alpha starts at 1, so cuts from marks where user traffic crosses their path \
-                  keep them low over our tens-of-ms runs (the paper's last 2 minutes). Without \
-                  DCQCN our incast flows share the receiver fairly: PFC's unfairness needs the \
-                  senders spread over ECMP paths unevenly, which few random senders rarely give"
+                  keep them low over our tens-of-ms runs (the paper's last 2 minutes)"
                 .into(),
         });
         let worst = dq
