@@ -220,15 +220,17 @@ pub fn comparison_md(exp: &dyn Experiment, a: &Analysis, quick: bool) -> String 
     );
     let _ = writeln!(s, "| metric | paper | rocesim | verdict | why |");
     let _ = writeln!(s, "|---|---|---|---|---|");
+    // A `|` inside a cell (e.g. |x1 - x2|) would split the Markdown table.
+    let cell = |t: &str| t.replace('|', "\\|");
     for r in &a.rows {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} |",
-            r.metric,
-            r.paper,
-            r.ours,
+            cell(&r.metric),
+            cell(&r.paper),
+            cell(&r.ours),
             r.verdict.label(),
-            r.why
+            cell(&r.why)
         );
     }
     if !a.figures.is_empty() {
@@ -362,4 +364,32 @@ fn read_sections(doc: &Path) -> std::collections::BTreeMap<String, String> {
         }
     }
     map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bar_inside_a_cell_does_not_split_the_comparison_table() {
+        let a = Analysis {
+            rows: vec![Row {
+                metric: "unfairness".into(),
+                paper: "large".into(),
+                ours: "0.99".into(),
+                verdict: Verdict::Matches,
+                why: "|x1 - x2| / (x1 + x2)".into(),
+            }],
+            figures: vec![],
+            notes: vec![],
+        };
+        let md = comparison_md(all()[0], &a, true);
+        let row = md.lines().find(|l| l.starts_with("| unfairness")).unwrap();
+        // Five cells: six unescaped bars.
+        let bars = row
+            .match_indices('|')
+            .filter(|&(i, _)| i == 0 || &row[i - 1..i] != "\\")
+            .count();
+        assert_eq!(bars, 6, "{row}");
+    }
 }
