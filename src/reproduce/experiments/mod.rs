@@ -8,6 +8,8 @@ mod dcqcn_fig21;
 mod dcqcn_fig3;
 mod dcqcn_fig4;
 mod dcqcn_util;
+mod hpcc_fig13;
+mod hpcc_fig14;
 mod hpcc_fig9;
 mod ppfc_common;
 mod ppfc_fig10;
@@ -29,6 +31,8 @@ use super::Experiment;
 /// Every experiment in list order: HPCC, DCQCN, RCC, P-PFC, each in paper order.
 pub static ALL: &[&dyn Experiment] = &[
     &hpcc_fig9::HpccFig9,
+    &hpcc_fig13::HpccFig13,
+    &hpcc_fig14::HpccFig14,
     &dcqcn_fig3::DcqcnFig3,
     &dcqcn_fig4::DcqcnFig4,
     &dcqcn_fig3::DcqcnFig8,
