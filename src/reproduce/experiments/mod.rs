@@ -8,6 +8,8 @@ mod dcqcn_fig21;
 mod dcqcn_fig3;
 mod dcqcn_fig4;
 mod dcqcn_util;
+mod hpcc_fig11;
+mod hpcc_fig12;
 mod hpcc_fig13;
 mod hpcc_fig14;
 mod hpcc_fig9;
@@ -31,6 +33,8 @@ use super::Experiment;
 /// Every experiment in list order: HPCC, DCQCN, RCC, P-PFC, each in paper order.
 pub static ALL: &[&dyn Experiment] = &[
     &hpcc_fig9::HpccFig9,
+    &hpcc_fig11::HpccFig11,
+    &hpcc_fig12::HpccFig12,
     &hpcc_fig13::HpccFig13,
     &hpcc_fig14::HpccFig14,
     &dcqcn_fig3::DcqcnFig3,
