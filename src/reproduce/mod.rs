@@ -256,7 +256,7 @@ pub fn run<'a>(runs: &'a [Finished], name: &str) -> &'a Finished {
 }
 
 /// Collects finished experiments into one Markdown document (e.g.
-/// docs/REPRODUCTION.md); figures are copied to `reproduction/<id>/` beside it.
+/// docs/REPRODUCTION.md); figures (SVG) are copied to `reproduction/<id>/` beside it.
 /// Experiments already in the document but not in `done` keep their sections.
 pub fn write_doc(
     doc: &Path,
@@ -268,12 +268,11 @@ pub fn write_doc(
     for (exp, a, dir, secs) in done {
         let fig_dir = base.join("reproduction").join(exp.id());
         std::fs::create_dir_all(&fig_dir).map_err(|e| Error::io(&fig_dir, e))?;
+        // The document links the SVGs; the PNGs stay in the run directory.
         for f in &a.figures {
-            for ext in ["svg", "png"] {
-                let from = dir.join(format!("{f}.{ext}"));
-                let to = fig_dir.join(format!("{f}.{ext}"));
-                std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
-            }
+            let from = dir.join(format!("{f}.svg"));
+            let to = fig_dir.join(format!("{f}.svg"));
+            std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
         }
         // One heading level down: the experiment is a section of the document.
         let mut md: String = comparison_md(*exp, a, quick)
