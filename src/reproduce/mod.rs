@@ -365,6 +365,18 @@ fn read_sections(doc: &Path) -> std::collections::BTreeMap<String, String> {
     map
 }
 
+/// Loads and validates every scenario of `runs` (tests: no simulation).
+#[cfg(test)]
+pub fn check_runs_load(id: &str, runs: &[RunSpec]) {
+    assert!(!runs.is_empty());
+    for r in runs {
+        let path = default_scenarios_dir().join(id).join(&r.scenario);
+        let l = crate::scenario::load::load_path(&path, &r.overrides)
+            .unwrap_or_else(|e| panic!("{}: {e}", r.name));
+        crate::scenario::resolve(&l).unwrap_or_else(|e| panic!("{}: {e}", r.name));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -334,7 +334,6 @@ impl Experiment for HpccFig11 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{self, load};
 
     #[test]
     fn argmin_takes_the_first_of_equal_smallest_values() {
@@ -349,10 +348,6 @@ mod tests {
 
     #[test]
     fn quick_runs_load_and_validate() {
-        let dir = crate::reproduce::default_scenarios_dir().join("hpcc-fig11");
-        for spec in HpccFig11.runs(true) {
-            let l = load::load_path(&dir.join(&spec.scenario), &spec.overrides).unwrap();
-            scenario::resolve(&l).unwrap();
-        }
+        crate::reproduce::check_runs_load("hpcc-fig11", &HpccFig11.runs(true));
     }
 }

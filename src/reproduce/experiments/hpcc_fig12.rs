@@ -163,7 +163,6 @@ impl Experiment for HpccFig12 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{self, load};
 
     #[test]
     fn spread_is_max_over_min_minus_one() {
@@ -173,10 +172,6 @@ mod tests {
 
     #[test]
     fn quick_runs_load_and_validate() {
-        let dir = crate::reproduce::default_scenarios_dir().join("hpcc-fig12");
-        for spec in HpccFig12.runs(true) {
-            let l = load::load_path(&dir.join(&spec.scenario), &spec.overrides).unwrap();
-            scenario::resolve(&l).unwrap();
-        }
+        crate::reproduce::check_runs_load("hpcc-fig12", &HpccFig12.runs(true));
     }
 }

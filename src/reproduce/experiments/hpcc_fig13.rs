@@ -226,7 +226,6 @@ fn stats(agg: &[(f64, f64)], q: &[(f64, f64)]) -> Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{self, load};
 
     #[test]
     fn aggregate_sums_flows_in_the_same_bin() {
@@ -265,10 +264,6 @@ mod tests {
 
     #[test]
     fn quick_runs_load_and_validate() {
-        let dir = crate::reproduce::default_scenarios_dir().join("hpcc-fig13");
-        for spec in HpccFig13.runs(true) {
-            let l = load::load_path(&dir.join(&spec.scenario), &spec.overrides).unwrap();
-            scenario::resolve(&l).unwrap();
-        }
+        crate::reproduce::check_runs_load("hpcc-fig13", &HpccFig13.runs(true));
     }
 }

@@ -166,7 +166,6 @@ fn non_decreasing(v: &[f64], tol: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{self, load};
 
     #[test]
     fn non_decreasing_allows_the_tolerance_only() {
@@ -176,10 +175,6 @@ mod tests {
 
     #[test]
     fn quick_runs_load_and_validate() {
-        let dir = crate::reproduce::default_scenarios_dir().join("hpcc-fig14");
-        for spec in HpccFig14.runs(true) {
-            let l = load::load_path(&dir.join(&spec.scenario), &spec.overrides).unwrap();
-            scenario::resolve(&l).unwrap();
-        }
+        crate::reproduce::check_runs_load("hpcc-fig14", &HpccFig14.runs(true));
     }
 }

@@ -179,19 +179,8 @@ pub fn bars(
     })
 }
 
-/// Loads and validates every scenario of `runs` (tests: no simulation).
 #[cfg(test)]
-pub fn check_runs_load(id: &str, runs: &[crate::reproduce::RunSpec]) {
-    assert!(!runs.is_empty());
-    for r in runs {
-        let path = crate::reproduce::default_scenarios_dir()
-            .join(id)
-            .join(&r.scenario);
-        let l = crate::scenario::load::load_path(&path, &r.overrides)
-            .unwrap_or_else(|e| panic!("{}: {e}", r.name));
-        crate::scenario::resolve(&l).unwrap_or_else(|e| panic!("{}: {e}", r.name));
-    }
-}
+pub use crate::reproduce::check_runs_load;
 
 #[cfg(test)]
 mod tests {
