@@ -1,7 +1,7 @@
 //! The `ns3-hpcc` profile reproduces the HPCC ns-3 simulator's calibration
-//! vectors exactly (hpcc-ns3-model.md §12): one flow between the two hosts of a
-//! 100 Gbps star with 1000 ns links, payload 1000 (or 910), mix/config.txt's
-//! parameters. fct is first byte queued to last ACK received; the ideal is ns-3's
+//! vectors exactly (hpcc-ns3-model.md §12): flows, one at a time, between the two
+//! hosts of a 100 Gbps star with 1000 ns links, payload 1000 (or 910),
+//! mix/config.txt's parameters. fct is first byte queued to last ACK received; the ideal is ns-3's
 //! "standalone" FCT.
 
 use crate::common;
@@ -42,7 +42,7 @@ queue_interval = "0s"
     );
     let out = common::run(&text, &[]);
     common::assert_all_delivered(&out);
-    let mut fct: Vec<_> = out.fct.iter().collect();
+    let mut fct = out.fct;
     fct.sort_by_key(|f| f.start);
     fct.iter()
         .map(|f| (f.fct.ps() / 1000, f.ideal.ps() / 1000))
