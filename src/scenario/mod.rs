@@ -267,8 +267,13 @@ pub struct NicSection {
     pub mtu: Option<u32>,
     /// ACK every this many in-order packets (and always the last one). Default 1.
     pub ack_interval: Option<u32>,
-    /// "control" (class 0: served first, never paused) or "data" (the flow's class).
+    /// The class ACK/NACK travel in at switches: "control" (class 0: strict
+    /// priority, outside the MMU, never paused) or "data" (the flow's class).
     pub ack_class: Option<AckClass>,
+    /// Which class's PAUSE stops the host's ACK queue: "ack" (the class the ACKs
+    /// travel in) or "control" (class 0, which switches never pause: the ns-3
+    /// simulator's ACK_HIGH_PRIO = 1).
+    pub ack_pause_class: Option<AckPauseClass>,
     /// "packet" (a CNP at most once per `cnp_interval` per flow) or "ack-flag".
     pub cnp: Option<CnpKind>,
     /// DCQCN §3.1 NP: 50 us.
@@ -306,6 +311,13 @@ pub enum AckPolicy {
 pub enum AckClass {
     Control,
     Data,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckPauseClass {
+    Ack,
+    Control,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

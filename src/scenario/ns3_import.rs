@@ -526,7 +526,14 @@ pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputEr
         writeln!(s, "back_to_zero = {v}").ok();
     }
     if let Some(v) = p.flag("ACK_HIGH_PRIO")? {
-        writeln!(s, "ack_class = \"{}\"", if v { "control" } else { "data" }).ok();
+        // hpcc-ns3-model.md §3-4: ACKs stay in the data class at switches either
+        // way; the flag only chooses which PAUSE stops the hosts' ACK queue.
+        writeln!(
+            s,
+            "ack_pause_class = \"{}\"",
+            if v { "control" } else { "ack" }
+        )
+        .ok();
     }
 
     if let Some(m) = p.num::<u32>("INT_MULTI", "an integer >= 1, e.g. 1")? {

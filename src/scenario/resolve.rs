@@ -92,7 +92,11 @@ pub struct NicPlan {
     pub ack_interval: u32,
     /// `Some` = the ns-3 ACK rule instead of `ack_interval`.
     pub ns3_ack: Option<Ns3Ack>,
+    /// ACK/NACK travel in class 0 at switches (else in the flow's class).
     pub ack_in_control_class: bool,
+    /// The host's ACK queue stops only for a PAUSE of class 0, whatever class
+    /// the ACKs travel in (ns-3 ACK_HIGH_PRIO = 1); else for their own class.
+    pub ack_pause_control: bool,
     pub nack_interval: Delta,
     pub rto: Option<Delta>,
     pub loss_recovery: crate::nic::irn::LossRecovery,
@@ -459,7 +463,9 @@ fn resolve_nic(
     };
     // The ns-3 simulator has no retransmission timeout at all (§5).
     let rto = n.rto.unwrap_or(if ns3 { Delta::ZERO } else { default_rto });
-    // ns-3: ACK_HIGH_PRIO defaults to 0, ACKs ride in the data class.
+    // ns-3: ACKs always ride in the data packet's class at switches
+    // (hpcc-ns3-model.md §3 "Queue choice"); ACK_HIGH_PRIO only picks the class
+    // whose PAUSE stops the host's ACK queue (§4), which is `ack_pause_class`.
     let ack_class = n.ack_class.unwrap_or(if ns3 {
         AckClass::Data
     } else {
@@ -470,6 +476,7 @@ fn resolve_nic(
         ack_interval,
         ns3_ack,
         ack_in_control_class: ack_class == AckClass::Control,
+        ack_pause_control: n.ack_pause_class == Some(AckPauseClass::Control),
         nack_interval: n.nack_interval.unwrap_or(Delta::from_us(500)),
         rto: (!rto.is_zero()).then_some(rto),
         loss_recovery: super::flowctl::resolve_loss_recovery(n, cx)?,

@@ -21,6 +21,14 @@ fn irn_next_lost(irn: &crate::nic::irn::IrnSender) -> Option<u64> {
 
 /// The retransmission timeout that applies to `qp` now: IRN's RTO_low while at
 /// most N packets are outstanding, else RTO_high; the configured one otherwise.
+/// The class whose PAUSE stops the NIC's control queue (ACK/NACK/CNP) while `pkt`
+/// is at its head: the packet's own class, or class 0 with `ack_pause_control`
+/// (ns-3 ACK_HIGH_PRIO = 1: `ack_q_idx` 0, which switches never pause;
+/// hpcc-ns3-model.md §4).
+fn ctrl_pause_class(nic: &NicPlan, pkt: &crate::packet::Packet) -> u8 {
+    if nic.ack_pause_control { 0 } else { pkt.class }
+}
+
 fn rto_of(nic: &NicPlan, qp: &SendQp, mtu: u64) -> Option<Delta> {
     match &nic.loss_recovery {
         LossRecovery::Irn(c) => {
@@ -111,7 +119,7 @@ impl Sim {
             return;
         }
         if let Some(front) = nic.ctrl.front()
-            && !nic.eg.is_paused(self.pool.get(front).class)
+            && !nic.eg.is_paused(ctrl_pause_class(&self.cfg.nic, self.pool.get(front)))
         {
             let id = nic.ctrl.pop(&mut self.pool).expect("front exists");
             self.nic_put_on_wire(hi, id, false);
@@ -216,7 +224,7 @@ impl Sim {
         let free_at = nic.eg.busy_until.max(self.q.now());
         let mut next = SimTime::MAX;
         if let Some(front) = nic.ctrl.front()
-            && !nic.eg.is_paused(self.pool.get(front).class)
+            && !nic.eg.is_paused(ctrl_pause_class(&self.cfg.nic, self.pool.get(front)))
         {
             next = free_at;
         } else {

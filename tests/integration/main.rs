@@ -11,6 +11,7 @@ mod hpcc_design_choices;
 mod hpcc_incast;
 mod lossy_recovery;
 mod measure;
+mod ns3_ack_path;
 mod ns3_calibration;
 mod ns3_files;
 mod pfc_victims;
