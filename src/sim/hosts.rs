@@ -119,7 +119,9 @@ impl Sim {
             return;
         }
         if let Some(front) = nic.ctrl.front()
-            && !nic.eg.is_paused(ctrl_pause_class(&self.cfg.nic, self.pool.get(front)))
+            && !nic
+                .eg
+                .is_paused(ctrl_pause_class(&self.cfg.nic, self.pool.get(front)))
         {
             let id = nic.ctrl.pop(&mut self.pool).expect("front exists");
             self.nic_put_on_wire(hi, id, false);
@@ -224,7 +226,9 @@ impl Sim {
         let free_at = nic.eg.busy_until.max(self.q.now());
         let mut next = SimTime::MAX;
         if let Some(front) = nic.ctrl.front()
-            && !nic.eg.is_paused(ctrl_pause_class(&self.cfg.nic, self.pool.get(front)))
+            && !nic
+                .eg
+                .is_paused(ctrl_pause_class(&self.cfg.nic, self.pool.get(front)))
         {
             next = free_at;
         } else {

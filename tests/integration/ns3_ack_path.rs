@@ -184,7 +184,11 @@ fn imported_nic_section(flag: u8) -> String {
         .args(["import-ns3", config.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let toml = String::from_utf8(out.stdout).unwrap();
     let nic = toml.split("[nic]").nth(1).expect("a [nic] section");
     nic.split("\n[").next().unwrap().to_string()
