@@ -56,9 +56,11 @@ pub struct RccConfig {
     pub delta: f64,
     /// Expected last-hop utilization (§III-C). §III-F: 0.95.
     pub eta: f64,
-    /// PID gains of Eq. (4), per second of delay error. §V-A: 1e4 and 1e5.
-    pub kp: f64,
-    pub kd: f64,
+    /// The named pair of PID gains Eq. (4) uses unless `kp`/`kd` are given.
+    pub gains: RccGains,
+    /// PID gains of Eq. (4), per second of delay error; each overrides `gains`.
+    pub kp: Option<f64>,
+    pub kd: Option<f64>,
     /// Base PID update period `d`; the PID steps every `d` plus the sample's
     /// queueing delay, i.e. once per RTT. Omitted = the flow's base RTT.
     pub update_interval: Option<Delta>,
@@ -74,8 +76,9 @@ impl Default for RccConfig {
             n: 3,
             delta: 0.2,
             eta: 0.95,
-            kp: 1e4,
-            kd: 1e5,
+            gains: RccGains::default(),
+            kp: None,
+            kd: None,
             update_interval: None,
             clock_jitter: Delta::ZERO,
             min_rate: Rate::from_mbps(100),
@@ -95,10 +98,10 @@ impl RccConfig {
         if !(self.eta > 0.0 && self.eta < 1.0) {
             return bad("eta", "must be in (0, 1), e.g. 0.95");
         }
-        if !(self.kp.is_finite() && self.kp >= 0.0) {
+        if !(self.kp().is_finite() && self.kp() >= 0.0) {
             return bad("kp", "must be a finite number >= 0, e.g. 1e4");
         }
-        if !(self.kd.is_finite() && self.kd >= 0.0) {
+        if !(self.kd().is_finite() && self.kd() >= 0.0) {
             return bad("kd", "must be a finite number >= 0, e.g. 1e5");
         }
         if self.update_interval.is_some_and(|d| d.is_zero()) {
@@ -108,6 +111,43 @@ impl RccConfig {
             return bad("min_rate", "must be > 0, e.g. \"100Mbps\"");
         }
         Ok(())
+    }
+
+    /// `K_p` of Eq. (4): `kp` if given, else the named `gains`.
+    pub fn kp(&self) -> f64 {
+        self.kp.unwrap_or(self.gains.kp_kd().0)
+    }
+
+    /// `K_d` of Eq. (4): `kd` if given, else the named `gains`.
+    pub fn kd(&self) -> f64 {
+        self.kd.unwrap_or(self.gains.kp_kd().1)
+    }
+}
+
+/// The two gain settings the paper gives for Eq. (4), which disagree by three
+/// orders of magnitude (per second of delay error, the unit of [`RccCore`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RccGains {
+    /// §V-A, the gains of every experiment in the paper: `K_p` = 1e4, `K_d` = 1e5
+    /// (phase margin 39.8 deg in the fluid model at 12 us). The default, for
+    /// reproduction.
+    #[default]
+    PaperEval,
+    /// §IV-D, "in actual use": `K_p` in [1, 16], `K_d` in [1e3, 7e3]; we take the
+    /// fast end of that range, `K_p` = 16, `K_d` = 7e3 (the largest loop
+    /// bandwidth in it). Slower to react, but it settles where the §V-A gains
+    /// oscillate once the ACK's one-RTT delay is counted (docs/models.md).
+    Deployment,
+}
+
+impl RccGains {
+    /// `(K_p, K_d)`.
+    pub fn kp_kd(self) -> (f64, f64) {
+        match self {
+            RccGains::PaperEval => (1e4, 1e5),
+            RccGains::Deployment => (16.0, 7e3),
+        }
     }
 }
 
@@ -173,8 +213,8 @@ impl RccCore {
             n: cfg.n,
             threshold: b * (1.0 + cfg.delta),
             target: b * (1.0 + cfg.delta / 2.0),
-            kp: cfg.kp,
-            kd: cfg.kd,
+            kp: cfg.kp(),
+            kd: cfg.kd(),
             interval,
             base: b,
             w_min,
@@ -203,11 +243,6 @@ impl RccCore {
     ) -> f64 {
         let sample = now >= self.next_update;
         if sample {
-            self.consecutive = if delay > self.threshold {
-                self.consecutive.saturating_add(1)
-            } else {
-                0
-            };
             // One sample per RTT R = d + queueing (Eq. 6 and 9 advance by R).
             let queueing = Delta::from_secs_f64((delay - self.base).max(0.0));
             self.next_update = now + self.interval + queueing;
@@ -226,24 +261,39 @@ impl RccCore {
                 // rcc-pid has no EWA: `fair` is the line-rate window, `busy` unused.
                 let last_hop = busy && variant != RccVariant::Pid;
                 if self.in_pid {
+                    // Lines 6-9.
                     if sample {
                         self.pid_step(delay, fair);
                     }
                     self.w = self.w.clamp(self.w_min, fair);
                 } else if last_hop {
+                    // Lines 10-11: the detection is not run, its count stands.
                     self.w = fair;
                     self.class = Congestion::LastHop;
-                } else if sample && self.consecutive >= self.n {
+                } else if sample && self.detect(delay) {
+                    // Lines 13-15.
                     self.in_pid = true;
                     self.class = Congestion::InNetwork;
                     self.pid_step(delay, fair);
                 } else {
+                    // Lines 16-17.
                     self.w = fair;
                     self.class = Congestion::None;
                 }
             }
         }
         self.w
+    }
+
+    /// CONGESTIONDETECTION (Alg. 1 line 13, Eq. 1) on one per-RTT sample: true
+    /// once `n` consecutive samples it was given exceed `base (1 + delta)`.
+    fn detect(&mut self, delay: f64) -> bool {
+        self.consecutive = if delay > self.threshold {
+            self.consecutive.saturating_add(1)
+        } else {
+            0
+        };
+        self.consecutive >= self.n
     }
 
     /// Eq. (3)-(5), one step.
@@ -385,6 +435,20 @@ mod tests {
     }
 
     #[test]
+    fn the_gains_default_to_section_v_a_and_deployment_is_in_section_iv_d_range() {
+        let parse = |t: &str| toml::from_str::<RccConfig>(t).expect("valid");
+        let d = parse("");
+        assert_eq!((d.kp(), d.kd()), (1e4, 1e5));
+        let dep = parse("gains = \"deployment\"");
+        assert!((1.0..=16.0).contains(&dep.kp()) && (1e3..=7e3).contains(&dep.kd()));
+        // An explicit gain overrides the named pair, the other one stays.
+        let o = parse("gains = \"deployment\"\nkd = 2e3");
+        assert_eq!((o.kp(), o.kd()), (dep.kp(), 2e3));
+        let c = RccCore::new(&o, Delta::from_us(4), Delta::from_us(10), 1e5, 1e3);
+        assert_eq!((c.kp, c.kd), (dep.kp(), 2e3));
+    }
+
+    #[test]
     fn ewa_gives_the_fair_share_while_no_congestion_is_detected() {
         let mut c = core();
         let w = c.on_sample(us(0), 4e-6, 50_000.0, false, RccVariant::Full);
@@ -419,6 +483,36 @@ mod tests {
         assert_eq!(c.class(), Congestion::InNetwork);
         // Even with a busy last hop and low delays it stays in PID.
         c.on_sample(us(100), 4e-6, 50_000.0, true, RccVariant::Full);
+        assert!(c.in_pid());
+    }
+
+    #[test]
+    fn high_delays_while_the_last_hop_is_busy_do_not_count_toward_detection() {
+        // Alg. 1 runs CONGESTIONDETECTION only when the last hop is not busy
+        // (line 13): three high samples while busy, then one after, is one.
+        let mut c = core();
+        for k in 0..3 {
+            c.on_sample(us(20 * k), 5e-6, 50_000.0, true, RccVariant::Full);
+        }
+        c.on_sample(us(60), 5e-6, 50_000.0, false, RccVariant::Full);
+        assert!(!c.in_pid(), "one high sample after the busy period");
+        assert_eq!(c.class(), Congestion::None);
+        c.on_sample(us(80), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(100), 5e-6, 50_000.0, false, RccVariant::Full);
+        assert!(c.in_pid(), "three high samples the detection saw");
+    }
+
+    #[test]
+    fn a_busy_spell_neither_advances_nor_resets_the_detection_count() {
+        // The detection keeps its own count and only sees the samples it is
+        // given: two high samples, a busy spell, then a third one detect.
+        let mut c = core();
+        c.on_sample(us(0), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(20), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(40), 4e-6, 50_000.0, true, RccVariant::Full);
+        c.on_sample(us(60), 4e-6, 50_000.0, true, RccVariant::Full);
+        assert!(!c.in_pid());
+        c.on_sample(us(80), 5e-6, 50_000.0, false, RccVariant::Full);
         assert!(c.in_pid());
     }
 
