@@ -12,10 +12,13 @@
 //!    sender paces at `W / T` (per-ACK update plus pacing);
 //! 4. a flow in PID stays in PID (lines 6-9);
 //! 5. last hop busy, `B_R >= eta x C x min_i RTT_i^base` with `B_R` the wire bytes
-//!    the NIC received in the last base RTT (§III-C): the fair share (lines 10-11);
+//!    of every frame (data, ACK, CNP, PFC) the NIC received on its link in the
+//!    last base RTT (§III-C: is the last hop full?): the fair share (lines 10-11);
 //! 6. else congestion detection (Eq. 1): `n` consecutive delays above
 //!    `base x (1 + delta)` mean in-network congestion: the flow enters PID;
-//!    otherwise the fair share (lines 13-17);
+//!    otherwise the fair share (lines 13-17). The detection sees only the
+//!    samples of this branch: a busy last hop neither advances nor resets its
+//!    count;
 //! 7. PID (§III-E): `E = delay - base (1 + delta/2)` (Eq. 2-3),
 //!    `U += K_p E + K_d (E - E_prev)` (Eq. 4), `W = W (1 - tanh U)` (Eq. 5), capped by
 //!    the fair share; updated once per `update_interval` (Table I's "RTT update
@@ -30,7 +33,8 @@
 //! `U` by 0.01 per RTT and a 1 us rise between updates by 0.1 (a 10 % window step).
 //!
 //! Defaults: `n` = 3, `delta` = 0.2, `eta` = 0.95 (§III-F), `K_p` = 1e4, `K_d` = 1e5
-//! (§V-A), no clock jitter. Choices the paper leaves open: the base delay of a flow
+//! (§V-A, [`RccGains::PaperEval`]; §IV-D's "actual use" range is
+//! [`RccGains::Deployment`]), no clock jitter. Choices the paper leaves open: the base delay of a flow
 //! is its path's one-way propagation plus serialization of a full packet (the
 //! receiver's `RTT_i^base` for one-way delays; the flow's base RTT for `rcc-sender`);
 //! flows start at line rate (§III-B) with `W = C x T`; a flow entering PID keeps its
