@@ -38,7 +38,10 @@
 //! is its path's one-way propagation plus serialization of a full packet (the
 //! receiver's `RTT_i^base` for one-way delays; the flow's base RTT for `rcc-sender`);
 //! flows start at line rate (§III-B) with `W = C x T`; a flow entering PID keeps its
-//! current window and starts with `U = 0`, `E_prev = 0`; anti-windup: when `W` is held
+//! current window and starts with `U = 0`, and `E(t-1)` is the error of the
+//! previous per-RTT sample (the receiver keeps the last measured delay whatever
+//! the branch, Table I's `last_rtt`), so entering PID adds no derivative kick
+//! of its own; anti-windup: when `W` is held
 //! at the cap (or the floor `min_rate x T`) and `U` pushes further that way, `U` is
 //! reset to 0, so a flow leaving the cap reacts at once instead of unwinding a
 //! large integral. Variants (§III-G, §V-D): `rcc-sender` moves detection and PID to
@@ -201,7 +204,8 @@ pub struct RccCore {
     consecutive: u32,
     in_pid: bool,
     u: f64,
-    e_prev: f64,
+    /// The previous per-RTT delay sample (Table I's `last_rtt`), for `E(t-1)`.
+    last_delay: Option<f64>,
     next_update: SimTime,
     w: f64,
     class: Congestion,
@@ -225,7 +229,7 @@ impl RccCore {
             consecutive: 0,
             in_pid: false,
             u: 0.0,
-            e_prev: 0.0,
+            last_delay: None,
             next_update: SimTime::ZERO,
             w: w_init.max(w_min),
             class: Congestion::Unknown,
@@ -246,7 +250,9 @@ impl RccCore {
         variant: RccVariant,
     ) -> f64 {
         let sample = now >= self.next_update;
+        let mut prev = None;
         if sample {
+            prev = self.last_delay.replace(delay);
             // One sample per RTT R = d + queueing (Eq. 6 and 9 advance by R).
             let queueing = Delta::from_secs_f64((delay - self.base).max(0.0));
             self.next_update = now + self.interval + queueing;
@@ -267,7 +273,7 @@ impl RccCore {
                 if self.in_pid {
                     // Lines 6-9.
                     if sample {
-                        self.pid_step(delay, fair);
+                        self.pid_step(delay, prev, fair);
                     }
                     self.w = self.w.clamp(self.w_min, fair);
                 } else if last_hop {
@@ -278,7 +284,7 @@ impl RccCore {
                     // Lines 13-15.
                     self.in_pid = true;
                     self.class = Congestion::InNetwork;
-                    self.pid_step(delay, fair);
+                    self.pid_step(delay, prev, fair);
                 } else {
                     // Lines 16-17.
                     self.w = fair;
@@ -300,11 +306,11 @@ impl RccCore {
         self.consecutive >= self.n
     }
 
-    /// Eq. (3)-(5), one step.
-    fn pid_step(&mut self, delay: f64, cap: f64) {
+    /// Eq. (3)-(5), one step; `prev` is the previous sample, for `E(t-1)`.
+    fn pid_step(&mut self, delay: f64, prev: Option<f64>, cap: f64) {
         let e = delay - self.target;
-        self.u += self.kp * e + self.kd * (e - self.e_prev);
-        self.e_prev = e;
+        let e_prev = prev.map_or(0.0, |d| d - self.target);
+        self.u += self.kp * e + self.kd * (e - e_prev);
         self.w = (self.w * (1.0 - self.u.tanh())).clamp(self.w_min, cap);
         self.pid_steps += 1;
         if self.w >= cap && self.u < 0.0 {
@@ -526,21 +532,22 @@ mod tests {
         for k in 0..2 {
             c.on_sample(us(20 * k), 5e-6, 50_000.0, false, RccVariant::Full);
         }
-        // Third high sample: enter PID and step at once.
-        // E = 5 - 4 x 1.1 = 0.6 us; U = 1e4 x 0.6e-6 + 1e5 x (0.6e-6 - 0) = 0.066.
-        let w = c.on_sample(us(40), 5e-6, 50_000.0, false, RccVariant::Full);
-        let u1: f64 = 0.066;
+        // Third high sample: enter PID and step at once. E = 5.2 - 4 x 1.1 =
+        // 0.8 us; E(t-1) is the previous sample's, 0.6 us (Table I's last_rtt):
+        // U = 1e4 x 0.8e-6 + 1e5 x (0.8e-6 - 0.6e-6) = 0.008 + 0.02.
+        let w = c.on_sample(us(40), 5.2e-6, 50_000.0, false, RccVariant::Full);
+        let u1: f64 = 0.028;
         assert!((c.control_factor() - u1).abs() < 1e-12);
         let w1 = 50_000.0 * (1.0 - u1.tanh());
         assert!((w - w1).abs() < 1e-6);
-        // Within one RTT (10 us + 1 us of queueing) only the cap applies.
+        // Within one RTT (10 us + 1.2 us of queueing) only the cap applies.
         assert_eq!(
             c.on_sample(us(50), 9e-6, 50_000.0, false, RccVariant::Full),
             w1
         );
-        // Next step: E = 1.0 us, dE = 0.4 us: U += 0.01 + 0.04.
+        // Next step: E = 1.0 us, dE = 0.2 us: U += 0.01 + 0.02.
         let w2 = c.on_sample(us(60), 5.4e-6, 50_000.0, false, RccVariant::Full);
-        let u2 = u1 + 0.01 + 0.04;
+        let u2 = u1 + 0.01 + 0.02;
         assert!((c.control_factor() - u2).abs() < 1e-12);
         assert!((w2 - w1 * (1.0 - u2.tanh())).abs() < 1e-6);
     }
