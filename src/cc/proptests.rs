@@ -145,6 +145,8 @@ impl Harness {
                         one_way: self.ctx.one_way,
                         base_rtt: self.ctx.pair_rtt,
                     };
+                    // The NIC counts every arriving frame before the receiver runs.
+                    self.nic.on_frame(ev.now, ev.wire);
                     fb = Some(r.on_data(&mut self.rx, &mut self.nic, &ev));
                 }
                 self.cc.on_ack(&AckInfo {

@@ -12,10 +12,13 @@
 //!    sender paces at `W / T` (per-ACK update plus pacing);
 //! 4. a flow in PID stays in PID (lines 6-9);
 //! 5. last hop busy, `B_R >= eta x C x min_i RTT_i^base` with `B_R` the wire bytes
-//!    the NIC received in the last base RTT (§III-C): the fair share (lines 10-11);
+//!    of every frame (data, ACK, CNP, PFC) the NIC received on its link in the
+//!    last base RTT (§III-C: is the last hop full?): the fair share (lines 10-11);
 //! 6. else congestion detection (Eq. 1): `n` consecutive delays above
 //!    `base x (1 + delta)` mean in-network congestion: the flow enters PID;
-//!    otherwise the fair share (lines 13-17);
+//!    otherwise the fair share (lines 13-17). The detection sees only the
+//!    samples of this branch: a busy last hop neither advances nor resets its
+//!    count;
 //! 7. PID (§III-E): `E = delay - base (1 + delta/2)` (Eq. 2-3),
 //!    `U += K_p E + K_d (E - E_prev)` (Eq. 4), `W = W (1 - tanh U)` (Eq. 5), capped by
 //!    the fair share; updated once per `update_interval` (Table I's "RTT update
@@ -30,11 +33,15 @@
 //! `U` by 0.01 per RTT and a 1 us rise between updates by 0.1 (a 10 % window step).
 //!
 //! Defaults: `n` = 3, `delta` = 0.2, `eta` = 0.95 (§III-F), `K_p` = 1e4, `K_d` = 1e5
-//! (§V-A), no clock jitter. Choices the paper leaves open: the base delay of a flow
+//! (§V-A, [`RccGains::PaperEval`]; §IV-D's "actual use" range is
+//! [`RccGains::Deployment`]), no clock jitter. Choices the paper leaves open: the base delay of a flow
 //! is its path's one-way propagation plus serialization of a full packet (the
 //! receiver's `RTT_i^base` for one-way delays; the flow's base RTT for `rcc-sender`);
 //! flows start at line rate (§III-B) with `W = C x T`; a flow entering PID keeps its
-//! current window and starts with `U = 0`, `E_prev = 0`; anti-windup: when `W` is held
+//! current window and starts with `U = 0`, and `E(t-1)` is the error of the
+//! previous per-RTT sample (the receiver keeps the last measured delay whatever
+//! the branch, Table I's `last_rtt`), so entering PID adds no derivative kick
+//! of its own; anti-windup: when `W` is held
 //! at the cap (or the floor `min_rate x T`) and `U` pushes further that way, `U` is
 //! reset to 0, so a flow leaving the cap reacts at once instead of unwinding a
 //! large integral. Variants (§III-G, §V-D): `rcc-sender` moves detection and PID to
@@ -56,9 +63,11 @@ pub struct RccConfig {
     pub delta: f64,
     /// Expected last-hop utilization (§III-C). §III-F: 0.95.
     pub eta: f64,
-    /// PID gains of Eq. (4), per second of delay error. §V-A: 1e4 and 1e5.
-    pub kp: f64,
-    pub kd: f64,
+    /// The named pair of PID gains Eq. (4) uses unless `kp`/`kd` are given.
+    pub gains: RccGains,
+    /// PID gains of Eq. (4), per second of delay error; each overrides `gains`.
+    pub kp: Option<f64>,
+    pub kd: Option<f64>,
     /// Base PID update period `d`; the PID steps every `d` plus the sample's
     /// queueing delay, i.e. once per RTT. Omitted = the flow's base RTT.
     pub update_interval: Option<Delta>,
@@ -74,8 +83,9 @@ impl Default for RccConfig {
             n: 3,
             delta: 0.2,
             eta: 0.95,
-            kp: 1e4,
-            kd: 1e5,
+            gains: RccGains::default(),
+            kp: None,
+            kd: None,
             update_interval: None,
             clock_jitter: Delta::ZERO,
             min_rate: Rate::from_mbps(100),
@@ -95,10 +105,10 @@ impl RccConfig {
         if !(self.eta > 0.0 && self.eta < 1.0) {
             return bad("eta", "must be in (0, 1), e.g. 0.95");
         }
-        if !(self.kp.is_finite() && self.kp >= 0.0) {
+        if !(self.kp().is_finite() && self.kp() >= 0.0) {
             return bad("kp", "must be a finite number >= 0, e.g. 1e4");
         }
-        if !(self.kd.is_finite() && self.kd >= 0.0) {
+        if !(self.kd().is_finite() && self.kd() >= 0.0) {
             return bad("kd", "must be a finite number >= 0, e.g. 1e5");
         }
         if self.update_interval.is_some_and(|d| d.is_zero()) {
@@ -108,6 +118,43 @@ impl RccConfig {
             return bad("min_rate", "must be > 0, e.g. \"100Mbps\"");
         }
         Ok(())
+    }
+
+    /// `K_p` of Eq. (4): `kp` if given, else the named `gains`.
+    pub fn kp(&self) -> f64 {
+        self.kp.unwrap_or(self.gains.kp_kd().0)
+    }
+
+    /// `K_d` of Eq. (4): `kd` if given, else the named `gains`.
+    pub fn kd(&self) -> f64 {
+        self.kd.unwrap_or(self.gains.kp_kd().1)
+    }
+}
+
+/// The two gain settings the paper gives for Eq. (4), which disagree by three
+/// orders of magnitude (per second of delay error, the unit of [`RccCore`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RccGains {
+    /// §V-A, the gains of every experiment in the paper: `K_p` = 1e4, `K_d` = 1e5
+    /// (phase margin 39.8 deg in the fluid model at 12 us). The default, for
+    /// reproduction.
+    #[default]
+    PaperEval,
+    /// §IV-D, "in actual use": `K_p` in [1, 16], `K_d` in [1e3, 7e3]; we take the
+    /// fast end of that range, `K_p` = 16, `K_d` = 7e3 (the largest loop
+    /// bandwidth in it). Slower to react, but it settles where the §V-A gains
+    /// oscillate once the ACK's one-RTT delay is counted (docs/models.md).
+    Deployment,
+}
+
+impl RccGains {
+    /// `(K_p, K_d)`.
+    pub fn kp_kd(self) -> (f64, f64) {
+        match self {
+            RccGains::PaperEval => (1e4, 1e5),
+            RccGains::Deployment => (16.0, 7e3),
+        }
     }
 }
 
@@ -157,7 +204,8 @@ pub struct RccCore {
     consecutive: u32,
     in_pid: bool,
     u: f64,
-    e_prev: f64,
+    /// The previous per-RTT delay sample (Table I's `last_rtt`), for `E(t-1)`.
+    last_delay: Option<f64>,
     next_update: SimTime,
     w: f64,
     class: Congestion,
@@ -173,15 +221,15 @@ impl RccCore {
             n: cfg.n,
             threshold: b * (1.0 + cfg.delta),
             target: b * (1.0 + cfg.delta / 2.0),
-            kp: cfg.kp,
-            kd: cfg.kd,
+            kp: cfg.kp(),
+            kd: cfg.kd(),
             interval,
             base: b,
             w_min,
             consecutive: 0,
             in_pid: false,
             u: 0.0,
-            e_prev: 0.0,
+            last_delay: None,
             next_update: SimTime::ZERO,
             w: w_init.max(w_min),
             class: Congestion::Unknown,
@@ -202,12 +250,9 @@ impl RccCore {
         variant: RccVariant,
     ) -> f64 {
         let sample = now >= self.next_update;
+        let mut prev = None;
         if sample {
-            self.consecutive = if delay > self.threshold {
-                self.consecutive.saturating_add(1)
-            } else {
-                0
-            };
+            prev = self.last_delay.replace(delay);
             // One sample per RTT R = d + queueing (Eq. 6 and 9 advance by R).
             let queueing = Delta::from_secs_f64((delay - self.base).max(0.0));
             self.next_update = now + self.interval + queueing;
@@ -226,18 +271,22 @@ impl RccCore {
                 // rcc-pid has no EWA: `fair` is the line-rate window, `busy` unused.
                 let last_hop = busy && variant != RccVariant::Pid;
                 if self.in_pid {
+                    // Lines 6-9.
                     if sample {
-                        self.pid_step(delay, fair);
+                        self.pid_step(delay, prev, fair);
                     }
                     self.w = self.w.clamp(self.w_min, fair);
                 } else if last_hop {
+                    // Lines 10-11: the detection is not run, its count stands.
                     self.w = fair;
                     self.class = Congestion::LastHop;
-                } else if sample && self.consecutive >= self.n {
+                } else if sample && self.detect(delay) {
+                    // Lines 13-15.
                     self.in_pid = true;
                     self.class = Congestion::InNetwork;
-                    self.pid_step(delay, fair);
+                    self.pid_step(delay, prev, fair);
                 } else {
+                    // Lines 16-17.
                     self.w = fair;
                     self.class = Congestion::None;
                 }
@@ -246,11 +295,22 @@ impl RccCore {
         self.w
     }
 
-    /// Eq. (3)-(5), one step.
-    fn pid_step(&mut self, delay: f64, cap: f64) {
+    /// CONGESTIONDETECTION (Alg. 1 line 13, Eq. 1) on one per-RTT sample: true
+    /// once `n` consecutive samples it was given exceed `base (1 + delta)`.
+    fn detect(&mut self, delay: f64) -> bool {
+        self.consecutive = if delay > self.threshold {
+            self.consecutive.saturating_add(1)
+        } else {
+            0
+        };
+        self.consecutive >= self.n
+    }
+
+    /// Eq. (3)-(5), one step; `prev` is the previous sample, for `E(t-1)`.
+    fn pid_step(&mut self, delay: f64, prev: Option<f64>, cap: f64) {
         let e = delay - self.target;
-        self.u += self.kp * e + self.kd * (e - self.e_prev);
-        self.e_prev = e;
+        let e_prev = prev.map_or(0.0, |d| d - self.target);
+        self.u += self.kp * e + self.kd * (e - e_prev);
         self.w = (self.w * (1.0 - self.u.tanh())).clamp(self.w_min, cap);
         self.pid_steps += 1;
         if self.w >= cap && self.u < 0.0 {
@@ -385,6 +445,20 @@ mod tests {
     }
 
     #[test]
+    fn the_gains_default_to_section_v_a_and_deployment_is_in_section_iv_d_range() {
+        let parse = |t: &str| toml::from_str::<RccConfig>(t).expect("valid");
+        let d = parse("");
+        assert_eq!((d.kp(), d.kd()), (1e4, 1e5));
+        let dep = parse("gains = \"deployment\"");
+        assert!((1.0..=16.0).contains(&dep.kp()) && (1e3..=7e3).contains(&dep.kd()));
+        // An explicit gain overrides the named pair, the other one stays.
+        let o = parse("gains = \"deployment\"\nkd = 2e3");
+        assert_eq!((o.kp(), o.kd()), (dep.kp(), 2e3));
+        let c = RccCore::new(&o, Delta::from_us(4), Delta::from_us(10), 1e5, 1e3);
+        assert_eq!((c.kp, c.kd), (dep.kp(), 2e3));
+    }
+
+    #[test]
     fn ewa_gives_the_fair_share_while_no_congestion_is_detected() {
         let mut c = core();
         let w = c.on_sample(us(0), 4e-6, 50_000.0, false, RccVariant::Full);
@@ -423,26 +497,57 @@ mod tests {
     }
 
     #[test]
+    fn high_delays_while_the_last_hop_is_busy_do_not_count_toward_detection() {
+        // Alg. 1 runs CONGESTIONDETECTION only when the last hop is not busy
+        // (line 13): three high samples while busy, then one after, is one.
+        let mut c = core();
+        for k in 0..3 {
+            c.on_sample(us(20 * k), 5e-6, 50_000.0, true, RccVariant::Full);
+        }
+        c.on_sample(us(60), 5e-6, 50_000.0, false, RccVariant::Full);
+        assert!(!c.in_pid(), "one high sample after the busy period");
+        assert_eq!(c.class(), Congestion::None);
+        c.on_sample(us(80), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(100), 5e-6, 50_000.0, false, RccVariant::Full);
+        assert!(c.in_pid(), "three high samples the detection saw");
+    }
+
+    #[test]
+    fn a_busy_spell_neither_advances_nor_resets_the_detection_count() {
+        // The detection keeps its own count and only sees the samples it is
+        // given: two high samples, a busy spell, then a third one detect.
+        let mut c = core();
+        c.on_sample(us(0), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(20), 5e-6, 50_000.0, false, RccVariant::Full);
+        c.on_sample(us(40), 4e-6, 50_000.0, true, RccVariant::Full);
+        c.on_sample(us(60), 4e-6, 50_000.0, true, RccVariant::Full);
+        assert!(!c.in_pid());
+        c.on_sample(us(80), 5e-6, 50_000.0, false, RccVariant::Full);
+        assert!(c.in_pid());
+    }
+
+    #[test]
     fn the_pid_step_follows_eq_3_to_5_in_seconds() {
         let mut c = core();
         for k in 0..2 {
             c.on_sample(us(20 * k), 5e-6, 50_000.0, false, RccVariant::Full);
         }
-        // Third high sample: enter PID and step at once.
-        // E = 5 - 4 x 1.1 = 0.6 us; U = 1e4 x 0.6e-6 + 1e5 x (0.6e-6 - 0) = 0.066.
-        let w = c.on_sample(us(40), 5e-6, 50_000.0, false, RccVariant::Full);
-        let u1: f64 = 0.066;
+        // Third high sample: enter PID and step at once. E = 5.2 - 4 x 1.1 =
+        // 0.8 us; E(t-1) is the previous sample's, 0.6 us (Table I's last_rtt):
+        // U = 1e4 x 0.8e-6 + 1e5 x (0.8e-6 - 0.6e-6) = 0.008 + 0.02.
+        let w = c.on_sample(us(40), 5.2e-6, 50_000.0, false, RccVariant::Full);
+        let u1: f64 = 0.028;
         assert!((c.control_factor() - u1).abs() < 1e-12);
         let w1 = 50_000.0 * (1.0 - u1.tanh());
         assert!((w - w1).abs() < 1e-6);
-        // Within one RTT (10 us + 1 us of queueing) only the cap applies.
+        // Within one RTT (10 us + 1.2 us of queueing) only the cap applies.
         assert_eq!(
             c.on_sample(us(50), 9e-6, 50_000.0, false, RccVariant::Full),
             w1
         );
-        // Next step: E = 1.0 us, dE = 0.4 us: U += 0.01 + 0.04.
+        // Next step: E = 1.0 us, dE = 0.2 us: U += 0.01 + 0.02.
         let w2 = c.on_sample(us(60), 5.4e-6, 50_000.0, false, RccVariant::Full);
-        let u2 = u1 + 0.01 + 0.04;
+        let u2 = u1 + 0.01 + 0.02;
         assert!((c.control_factor() - u2).abs() < 1e-12);
         assert!((w2 - w1 * (1.0 - u2.tanh())).abs() < 1e-6);
     }

@@ -7,6 +7,8 @@
 //! The NIC keeps the per-receiver state the algorithms share (active-message
 //! count, bytes received over the last base RTT) in
 //! [`crate::nic::rx::RxNicState`]; the per-flow state lives beside `RecvQp`.
+//! The NIC counts every frame that reaches it into that state before it hands a
+//! data packet to [`ReceiverControl::on_data`], which only reads the count.
 
 use super::rcc::{Congestion, RccConfig, RccCore, RccVariant};
 use crate::nic::rx::RxNicState;
@@ -109,7 +111,6 @@ impl ReceiverControl for ReceiverKind {
         let RxCtl::Rcc(rx) = flow else {
             unreachable!("just created")
         };
-        nic.on_bytes(ev.now, ev.wire);
         // N from the first/last packets of each message (§III-D).
         if !rx.counted && !rx.finished {
             rx.counted = true;
@@ -215,11 +216,35 @@ mod tests {
         let mut fb = RxFeedback::default();
         // 100 Gbps of arrivals for more than one base RTT (4.4 us).
         while t < 10_000 {
-            fb = kind.on_data(&mut a, &mut nic, &ev(t, 0, t == 0, false));
+            let e = ev(t, 0, t == 0, false);
+            nic.on_frame(e.now, e.wire);
+            fb = kind.on_data(&mut a, &mut nic, &e);
             t += 85;
         }
         assert!(fb.busy);
         assert_eq!(fb.window, 125_000);
         assert_eq!(a.congestion(), Congestion::Unknown);
+    }
+
+    #[test]
+    fn a_downlink_full_of_data_and_acks_reads_busy_though_data_alone_is_below_eta() {
+        // Per 85 ns (100 Gbps = 1062 B): 94 % data frames, 6 % ACK frames.
+        let kind = ReceiverKind::Rcc(RccConfig::default(), RccVariant::Sender);
+        let run = |count_acks: bool| {
+            let mut nic = RxNicState::new(rand_chacha::ChaCha8Rng::seed_from_u64(1));
+            let mut a = RxCtl::None;
+            let mut fb = RxFeedback::default();
+            for k in 0..120u64 {
+                let e = ev(k * 85, 0, k == 0, false);
+                nic.on_frame(e.now, 998); // 94 % of the 1062 B slot
+                fb = kind.on_data(&mut a, &mut nic, &e);
+                if count_acks {
+                    nic.on_frame(e.now, 64); // the returning ACK: 6 %
+                }
+            }
+            fb.busy
+        };
+        assert!(run(true), "data + ACKs fill the link: busy");
+        assert!(!run(false), "data alone is 94 % < eta = 95 %");
     }
 }

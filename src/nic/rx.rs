@@ -1,6 +1,13 @@
 //! Per-receiver-NIC state for receiver-driven congestion control (RCC §III-C,
 //! §III-D): the number of active messages and the bytes received over the last
 //! base RTT. Kept here, beside the NIC, so that controllers stay plain structs.
+//!
+//! `B_R` is about the last hop being full (§III-C: "the bandwidth of the last hop
+//! has been fully utilized"), so the NIC feeds it every frame that arrives on its
+//! link, at its wire size: data, and also the ACKs, NACKs, CNPs and PFC frames
+//! that share the downlink with the data ([`RxNicState::on_frame`], called from
+//! `Sim::host_arrive`). Counting data alone would read a saturated downlink that
+//! also carries the host's returning ACKs as below `eta`.
 
 use crate::units::{Delta, SimTime};
 use rand_chacha::ChaCha8Rng;
@@ -16,6 +23,9 @@ pub struct RxNicState {
     bytes_in_window: u64,
     /// Wire bytes received in the last complete window (`B_R`).
     bytes_last_window: u64,
+    // Until the first flow registers there is no window length; `window_start`
+    // then follows the latest frame and `bytes_in_window` holds the frames of that
+    // instant, so the frame that registers the first flow counts in its window.
     /// For clock-jitter noise on delay samples (its own stream, so turning jitter
     /// on does not change the link-loss draws).
     pub rng: ChaCha8Rng,
@@ -36,18 +46,25 @@ impl RxNicState {
     /// A flow with base RTT `base_rtt` starts arriving here.
     pub fn register_flow(&mut self, now: SimTime, base_rtt: Delta) {
         if base_rtt < self.window_len {
-            if self.window_len.0 == u64::MAX {
+            if self.window_len.0 == u64::MAX && self.window_start != now {
                 self.window_start = now;
+                self.bytes_in_window = 0;
             }
             self.window_len = base_rtt.max(Delta(1));
         }
     }
 
-    /// Counts `wire` bytes arriving at `now` into tumbling windows of one base RTT.
+    /// Counts one frame of `wire` bytes (any kind) arriving at `now` into tumbling
+    /// windows of one base RTT.
     #[inline]
-    pub fn on_bytes(&mut self, now: SimTime, wire: u64) {
+    pub fn on_frame(&mut self, now: SimTime, wire: u64) {
         let len = self.window_len.ps();
         if len == u64::MAX {
+            if now != self.window_start {
+                self.window_start = now;
+                self.bytes_in_window = 0;
+            }
+            self.bytes_in_window += wire;
             return;
         }
         let elapsed = now.since(self.window_start).ps();
@@ -84,15 +101,26 @@ mod tests {
         let us = |t: u64| SimTime(t * 1_000_000);
         s.register_flow(us(0), Delta::from_us(10));
         for t in 0..10 {
-            s.on_bytes(us(t), 12_500); // 100 Gbps for 10 us
+            s.on_frame(us(t), 12_500); // 100 Gbps for 10 us
         }
-        s.on_bytes(us(10), 1);
+        s.on_frame(us(10), 1);
         assert_eq!(s.bytes_last_window(), 125_000);
         assert!(s.last_hop_busy(100e9, 0.95));
         assert!(!s.last_hop_busy(200e9, 0.95));
         // Nothing from 11 to 35 us: the window before 30 us was empty.
-        s.on_bytes(us(35), 1);
+        s.on_frame(us(35), 1);
         assert_eq!(s.bytes_last_window(), 0);
         assert!(!s.last_hop_busy(100e9, 0.95));
+    }
+
+    #[test]
+    fn the_frame_that_registers_the_first_flow_counts_and_earlier_ones_do_not() {
+        let mut s = RxNicState::new(ChaCha8Rng::seed_from_u64(1));
+        let us = |t: u64| SimTime(t * 1_000_000);
+        s.on_frame(us(1), 5_000); // an ACK before any data: no window yet
+        s.on_frame(us(2), 1_062); // the first data packet, then its flow registers
+        s.register_flow(us(2), Delta::from_us(10));
+        s.on_frame(us(12), 1);
+        assert_eq!(s.bytes_last_window(), 1_062);
     }
 }

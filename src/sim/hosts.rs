@@ -251,6 +251,12 @@ impl Sim {
     }
 
     pub(super) fn host_arrive(&mut self, hi: usize, id: PacketId) {
+        if self.receiver.is_some() {
+            // RCC's B_R (§III-C) is about the host link being full: every frame
+            // on it counts, ACKs, CNPs and PFC frames as well as data.
+            let wire = self.pool.get(id).wire as u64;
+            self.nics[hi].rx.on_frame(self.q.now(), wire);
+        }
         match self.pool.get(id).kind {
             PacketKind::Data => self.receive_data(hi, id),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(id),

@@ -148,6 +148,9 @@ fn bad_flags_are_named() {
     let (code, err) = run_bad("set", GOOD, &["--set", "cc.algorithm=tcp-reno"]);
     assert_eq!(code, 2);
     assert_one_line(&err, &["cc.algorithm", "tcp-reno", "hpcc"]);
+    let (code, err) = run_bad("set-gains", GOOD, &["--set", "cc.rcc.gains=fast"]);
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["cc.rcc.gains", "fast", "paper-eval", "deployment"]);
     let (code, err) = run_bad("set2", GOOD, &["--set", "nic.mtu"]);
     assert_eq!(code, 2);
     assert_one_line(&err, &["--set nic.mtu", "key.path=value"]);

@@ -16,6 +16,7 @@ mod ns3_calibration;
 mod ns3_files;
 mod pfc_victims;
 mod rcc_convergence;
+mod rcc_last_hop;
 mod rcc_multi_bottleneck;
 mod recorders;
 mod reports;
