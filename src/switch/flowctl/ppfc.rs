@@ -11,8 +11,9 @@
 //!   by ingress port (a scan of the queue). Ports are drawn at random in
 //!   proportion to their share, skipping ports whose increment is not positive
 //!   (their buffer is not growing: innocent), until the chosen share reaches `R`
-//!   (80 %). Ports already paused (by standard PFC, or a P-PFC pause still in
-//!   force) count as chosen and get no new frame.
+//!   (80 %); only the ports drawn (marked) add to that share. A port already
+//!   paused (by standard PFC, or a P-PFC pause still in force) is drawn only if
+//!   its increment is still positive, and then gets no new frame.
 //! * **How long** (§4.4, Alg. 3): (its bytes in the egress queue + its increment)
 //!   / the egress port's speed, sent as pause quanta at the paused link's rate.
 //!   A per-(port, class) bit suppresses repeats until that pause lapses (§6.3).
@@ -145,17 +146,16 @@ impl Ppfc {
         if total == 0 {
             return;
         }
+        // Alg. 2: only ports whose increment is positive are marked, and only
+        // marked ports add their fraction to fraction_total (lines 3-5). A port
+        // already paused is no exception: while it is stopped its increment is
+        // not positive, and if it still is (packets in flight) it is marked like
+        // any other but gets no second frame (the repeat bit, §6.3).
         let mut chosen = 0u64;
         self.cand.clear();
         for p in 0..self.ports() as u16 {
             let bytes = self.share[p as usize];
-            if bytes == 0 {
-                continue;
-            }
-            let i = ix(p, c);
-            if self.pfc.is_xoff(p, c) || self.suppress_until[i] > now {
-                chosen += bytes;
-            } else if self.inc[i] > 0 {
+            if bytes > 0 && self.inc[ix(p, c)] > 0 {
                 self.cand.push((p, bytes));
             }
         }
@@ -177,6 +177,9 @@ impl Ppfc {
             let (p, bytes) = self.cand.swap_remove(k);
             chosen += bytes;
             let i = ix(p, c);
+            if self.pfc.is_xoff(p, c) || self.suppress_until[i] > now {
+                continue;
+            }
             // Alg. 3: drain its bytes in the queue plus what it adds per interval.
             let dur = self.cfg.fixed_pause.unwrap_or_else(|| {
                 self.rate[q as usize].tx_time(bytes + self.inc[i].max(0) as u64)
@@ -389,6 +392,28 @@ mod tests {
         // The repeat bit holds while that pause is in force.
         b.arrive(us(2), 0, 40);
         assert!(b.tick(us(2)).is_empty());
+    }
+
+    #[test]
+    fn a_port_already_paused_does_not_count_toward_r() {
+        // Alg. 2: only ports marked now (increment > 0) add to fraction_total.
+        // Port 1 fills the queue alone and is paused at 1 us. At 2 us it holds
+        // 150 of 210 KB (71 %) and adds nothing, while ports 0 (40 KB) and 2
+        // (20 KB) grow. Counting port 1 toward R = 80 % would pause only one
+        // of them; by Alg. 2 both are marked (60 KB never reaches 168 KB).
+        let mut b = Bench::new(PpfcConfig {
+            kmax: Some(59_000),
+            ..PpfcConfig::default()
+        });
+        b.arrive(us(0), 1, 60);
+        b.arrive(us(1), 1, 90);
+        let first = b.tick(us(1));
+        assert_eq!(first.iter().map(|f| f.port).collect::<Vec<_>>(), [1]);
+        b.arrive(us(2), 0, 40);
+        b.arrive(us(2), 2, 20);
+        let mut ports: Vec<u16> = b.tick(us(2)).iter().map(|f| f.port).collect();
+        ports.sort();
+        assert_eq!(ports, [0, 2], "both growing ports paused, port 1 not again");
     }
 
     #[test]
