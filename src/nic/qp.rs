@@ -101,6 +101,9 @@ pub struct RecvQp {
     pub nack_at: SimTime,
     /// Last CNP sent for this flow.
     pub last_cnp: Option<SimTime>,
+    /// A packet marked inside the current CNP window awaits its CNP, due when
+    /// the window ends (DCQCN §3.1 NP).
+    pub cnp_pending: bool,
     /// In-order packets since the last ACK.
     pub since_ack: u32,
     /// A CE-marked packet arrived since the last ACK (echoed as ECE).

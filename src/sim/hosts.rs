@@ -8,10 +8,11 @@ use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::cc::{AckInfo, CongestionControl};
 use crate::nic::irn::{IrnReceiver, IrnSender, LossRecovery};
 use crate::nic::qp::SendQp;
-use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, flag};
+use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, PacketPool, flag};
 use crate::profile::{CnpMode, IntBytes};
 use crate::scenario::resolve::NicPlan;
 use crate::units::{Delta, Rate, SimTime};
+use crate::workload::FlowSpec;
 
 /// IRN's next packet to resend, kept out of the go-back-N path.
 #[inline(never)]
@@ -27,6 +28,25 @@ fn irn_next_lost(irn: &crate::nic::irn::IrnSender) -> Option<u64> {
 /// hpcc-ns3-model.md §4).
 fn ctrl_pause_class(nic: &NicPlan, pkt: &crate::packet::Packet) -> u8 {
     if nic.ack_pause_control { 0 } else { pkt.class }
+}
+
+/// A CNP from flow `fid`'s receiver back to its sender.
+fn cnp_packet(
+    pool: &mut PacketPool,
+    spec: &FlowSpec,
+    sport: u16,
+    fid: usize,
+    wire: u32,
+) -> PacketId {
+    let cid = pool.alloc_blank(PacketKind::Cnp);
+    let cnp = pool.get_mut(cid);
+    cnp.flow = fid as u32;
+    cnp.src = spec.dst.0;
+    cnp.dst = spec.src.0;
+    cnp.sport = spec.dport;
+    cnp.dport = sport;
+    cnp.wire = wire;
+    cid
 }
 
 fn rto_of(nic: &NicPlan, qp: &SendQp, mtu: u64) -> Option<Delta> {
@@ -306,18 +326,30 @@ impl Sim {
         if ce {
             match self.cfg.model.cnp {
                 CnpMode::Packet { interval } => {
-                    if rx.last_cnp.is_none_or(|t| now.since(t) >= interval) {
-                        rx.last_cnp = Some(now);
-                        let cid = self.pool.alloc_blank(PacketKind::Cnp);
-                        let cnp = self.pool.get_mut(cid);
-                        cnp.flow = fid as u32;
-                        cnp.src = f.spec.dst.0;
-                        cnp.dst = f.spec.src.0;
-                        cnp.sport = f.spec.dport;
-                        cnp.dport = f.sport;
-                        cnp.wire = self.cfg.model.sizes.cnp;
-                        self.nics[hi].ctrl.push(&mut self.pool, cid);
-                        self.stats.cnps_sent += 1;
+                    // DCQCN §3.1 NP (Fig. 6): a CNP at once if none went out in
+                    // the last N us; otherwise one when the window ends, for all
+                    // the marks that arrived inside it.
+                    match rx.last_cnp {
+                        Some(t) if now.since(t) < interval => {
+                            if !rx.cnp_pending {
+                                rx.cnp_pending = true;
+                                let ev = Event::CnpTimer { flow: fid as u32 };
+                                self.q.schedule_cold(t + interval, ev.pack());
+                            }
+                        }
+                        _ => {
+                            rx.last_cnp = Some(now);
+                            rx.cnp_pending = false;
+                            let cid = cnp_packet(
+                                &mut self.pool,
+                                &f.spec,
+                                f.sport,
+                                fid,
+                                self.cfg.model.sizes.cnp,
+                            );
+                            self.nics[hi].ctrl.push(&mut self.pool, cid);
+                            self.stats.cnps_sent += 1;
+                        }
                     }
                 }
                 CnpMode::AckFlag => {
@@ -461,6 +493,30 @@ impl Sim {
         pkt.window = fb.window;
         pkt.wire = self.cfg.model.sizes.ack_wire(int_bytes);
         self.nics[hi].ctrl.push(&mut self.pool, id);
+        self.nic_kick(hi);
+    }
+
+    /// The end of flow `flow`'s NP window with a mark in it: its CNP goes out
+    /// now and a new window starts (DCQCN §3.1, Fig. 6).
+    pub(super) fn cnp_timer(&mut self, flow: u32) {
+        let fid = flow as usize;
+        let rx = &mut self.flows[fid].recv;
+        if !rx.cnp_pending {
+            return;
+        }
+        rx.cnp_pending = false;
+        rx.last_cnp = Some(self.q.now());
+        let f = &self.flows[fid];
+        let hi = self.cfg.topo.kind_index[f.spec.dst.idx()] as usize;
+        let cid = cnp_packet(
+            &mut self.pool,
+            &f.spec,
+            f.sport,
+            fid,
+            self.cfg.model.sizes.cnp,
+        );
+        self.nics[hi].ctrl.push(&mut self.pool, cid);
+        self.stats.cnps_sent += 1;
         self.nic_kick(hi);
     }
 

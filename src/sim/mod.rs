@@ -43,10 +43,12 @@ pub enum Event {
     FlowArrival,
     /// A flow's controller timer or retransmission deadline.
     QpTimer { flow: u32 },
-    /// Sample a recorder: [`SAMPLE_QUEUES`], [`SAMPLE_LINKS`] or [`SAMPLE_FLOWS`].
+    /// Sample a recorder: [`SAMPLE_QUEUES`], [`SAMPLE_LINKS`], [`SAMPLE_FLOWS`],
+    /// [`SAMPLE_NS3_QLEN`] or [`SAMPLE_RATES`].
     Sample { what: u32 },
-    /// Sample per-flow sending rates (in-memory trace).
-    RateSample,
+    /// The end of a flow's DCQCN NP window (§3.1, Fig. 6): a CNP if a packet
+    /// marked inside the window is still unanswered.
+    CnpTimer { flow: u32 },
     /// A timed pause of an egress port may have lapsed.
     PauseExpiry { egress: u32 },
     /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
@@ -54,11 +56,13 @@ pub enum Event {
 }
 
 /// `Event::Sample` targets: queue lengths (queue.csv), link utilization
-/// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor.
+/// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor, the
+/// per-flow sending-rate trace kept in memory.
 pub const SAMPLE_QUEUES: u32 = 0;
 pub const SAMPLE_LINKS: u32 = 1;
 pub const SAMPLE_FLOWS: u32 = 2;
 pub const SAMPLE_NS3_QLEN: u32 = 3;
+pub const SAMPLE_RATES: u32 = 4;
 
 const TAG_SHIFT: u32 = 29;
 /// Largest index an event can carry (packets, flows and egress ports are counted below it).
@@ -78,7 +82,7 @@ impl Event {
             Event::FlowArrival => (2, 0),
             Event::QpTimer { flow } => (3, flow),
             Event::Sample { what } => (4, what),
-            Event::RateSample => (5, 0),
+            Event::CnpTimer { flow } => (5, flow),
             Event::PauseExpiry { egress } => (6, egress),
             Event::SwitchTimer { switch } => (7, switch),
         };
@@ -100,7 +104,7 @@ impl Packed {
             2 => Event::FlowArrival,
             3 => Event::QpTimer { flow: idx },
             4 => Event::Sample { what: idx },
-            5 => Event::RateSample,
+            5 => Event::CnpTimer { flow: idx },
             6 => Event::PauseExpiry { egress: idx },
             _ => Event::SwitchTimer { switch: idx },
         }
@@ -435,7 +439,8 @@ impl Sim {
                 self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
-                self.q.schedule_cold(t, Event::RateSample.pack());
+                let what = SAMPLE_RATES;
+                self.q.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some((start, _)) = out.qlen_mon
                 && self.rec.ns3_qlen_on()
@@ -464,8 +469,9 @@ impl Sim {
                         break;
                     }
                 }
+                Event::Sample { what: SAMPLE_RATES } => self.rate_sample(),
                 Event::Sample { what } => self.sample(what),
-                Event::RateSample => self.rate_sample(),
+                Event::CnpTimer { flow } => self.cnp_timer(flow),
                 Event::PauseExpiry { egress } => self.pause_expiry(egress),
                 Event::SwitchTimer { switch } => {
                     self.switch_timer(switch as usize);
@@ -714,7 +720,9 @@ impl Sim {
             }
         }
         if let Some(iv) = self.trace_rates {
-            self.q.schedule_cold(now + iv, Event::RateSample.pack());
+            let what = SAMPLE_RATES;
+            self.q
+                .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
     }
 

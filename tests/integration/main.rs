@@ -4,6 +4,7 @@ mod bad_input;
 mod cc_table;
 mod common;
 mod conservation;
+mod dcqcn_np;
 mod determinism;
 mod flow_control;
 mod generated_topologies;
