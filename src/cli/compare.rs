@@ -1,20 +1,35 @@
-//! `rocesim compare RUN_DIR... --out DIR`: the report's figures with one series
-//! per run, and the headline numbers side by side.
+//! `rocesim compare RUN_DIR... [--ns3 PATH]... --out DIR`: the report's figures
+//! with one series per run, the headline numbers side by side, and, with the HPCC
+//! ns-3 simulator's output as a series, the flow-by-flow agreement with it.
 
 use super::report::FctArgs;
-use crate::error::Error;
-use std::path::PathBuf;
+use crate::error::{Error, InputError};
+use crate::report::compare::Source;
+use crate::report::ns3_series::Ns3Source;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 pub struct CompareArgs {
-    /// Run directories (at least two); the first is the base of relative differences.
-    #[arg(required = true, num_args = 2..)]
+    /// Run directories; the first is the base of relative differences. With
+    /// --ns3, one is enough.
+    #[arg(num_args = 0..)]
     pub run_dirs: Vec<PathBuf>,
+    /// The HPCC ns-3 simulator's output as a series: the config.txt of the run
+    /// (its FCT_OUTPUT_FILE and TOPOLOGY_FILE are read, relative to it) or the
+    /// fct.txt itself. Repeatable; the first is the reference of the agreement
+    /// tables.
+    #[arg(long = "ns3", value_name = "CONFIG_OR_FCT")]
+    pub ns3: Vec<PathBuf>,
+    /// The topology file of an --ns3 fct.txt (checks that its flows are between
+    /// hosts of that fabric); a config.txt names its own.
+    #[arg(long = "ns3-topology", value_name = "FILE")]
+    pub ns3_topology: Option<PathBuf>,
     /// Output directory for compare.html and figures/.
     #[arg(long)]
     pub out: PathBuf,
-    /// Name a run in figures and tables: --label hpcc=runs/a (repeatable).
-    #[arg(long = "label", value_name = "NAME=DIR")]
+    /// Name a series in figures and tables: --label hpcc=runs/a (repeatable; an
+    /// ns-3 series by the path given to --ns3).
+    #[arg(long = "label", value_name = "NAME=PATH")]
     pub labels: Vec<String>,
     #[command(flatten)]
     pub fct: FctArgs,
@@ -25,9 +40,45 @@ pub struct CompareArgs {
 
 pub fn compare(args: &CompareArgs) -> Result<(), Error> {
     let opts = args.fct.options()?;
-    let w = crate::report::compare::compare(&args.run_dirs, &args.labels, &args.out, &opts)?;
+    let mut sources: Vec<Source> = args.run_dirs.iter().cloned().map(Source::Run).collect();
+    for p in &args.ns3 {
+        sources.push(Source::Ns3 {
+            given: p.clone(),
+            src: ns3_source(p, args.ns3_topology.as_deref())?,
+        });
+    }
+    let w = crate::report::compare::compare(&sources, &args.labels, &args.out, &opts)?;
     if !args.quiet {
         super::print_out(&w.describe(&args.out));
     }
     Ok(())
+}
+
+/// Reads an `--ns3` path: an fct.txt (its first line has ns-3's 8 fields) or
+/// the config.txt of the run.
+fn ns3_source(path: &Path, topology: Option<&Path>) -> Result<Ns3Source, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        InputError::new(
+            "--ns3",
+            path.display().to_string(),
+            format!("cannot read: {e}"),
+        )
+    })?;
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let is_fct = crate::output::ns3::parse_fct_line(first).is_some();
+    let (fct, topo_path, config) = if is_fct {
+        (path.to_path_buf(), topology.map(Path::to_path_buf), None)
+    } else {
+        let files = crate::scenario::ns3_import::run_files(path, &text)?;
+        let topo = topology.map(Path::to_path_buf).or(files.topology);
+        (files.fct, topo, Some((path.to_path_buf(), text)))
+    };
+    let topology = topo_path
+        .map(|t| crate::topology::ns3::read_topology(&t))
+        .transpose()?;
+    Ok(Ns3Source {
+        fct,
+        topology,
+        config,
+    })
 }

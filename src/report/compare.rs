@@ -1,9 +1,11 @@
 //! `rocesim compare`: the report's figures with one series per run, and the
 //! headline numbers side by side with their relative differences to the first run.
 
+use super::agreement::{self, Agreement};
 use super::data::{self, RunData};
 use super::figures::{self, Fig};
 use super::html::{self, esc};
+use super::ns3_series::{self, Ns3Source};
 use super::{ReportOptions, Written, draw_all, fmt_value, headlines, text_table, write_all};
 use crate::error::{Error, InputError};
 use std::path::{Path, PathBuf};
@@ -12,6 +14,15 @@ use std::path::{Path, PathBuf};
 /// one of them. Returns one label per directory (its own name when unlabelled;
 /// duplicates get `#2`, `#3`...).
 pub fn labels(dirs: &[PathBuf], flags: &[String]) -> Result<Vec<String>, InputError> {
+    labels_with_defaults(dirs, &vec![None; dirs.len()], flags)
+}
+
+/// [`labels`] with a default name per path (`None`: the path's last component).
+fn labels_with_defaults(
+    dirs: &[PathBuf],
+    defaults: &[Option<&str>],
+    flags: &[String],
+) -> Result<Vec<String>, InputError> {
     let key = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let keys: Vec<PathBuf> = dirs.iter().map(|d| key(d)).collect();
     let mut out: Vec<Option<String>> = vec![None; dirs.len()];
@@ -35,7 +46,7 @@ pub fn labels(dirs: &[PathBuf], flags: &[String]) -> Result<Vec<String>, InputEr
                 flag,
                 "",
                 format!(
-                    "{} is not one of the run directories compared (valid: {})",
+                    "{} is not one of the runs compared (valid: {})",
                     dir.trim(),
                     valid.join(", ")
                 ),
@@ -53,8 +64,9 @@ pub fn labels(dirs: &[PathBuf], flags: &[String]) -> Result<Vec<String>, InputEr
     let mut labels: Vec<String> = out
         .into_iter()
         .zip(dirs)
-        .map(|(l, d)| {
-            l.unwrap_or_else(|| {
+        .zip(defaults)
+        .map(|((l, d), def)| {
+            l.or(def.map(str::to_string)).unwrap_or_else(|| {
                 d.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| d.display().to_string())
@@ -108,24 +120,66 @@ pub fn headline_table(runs: &[RunData]) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// `rocesim compare RUN_DIR... --out DIR`: compare.html and figures in `out`.
+/// One series of a comparison.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A rocesim run directory.
+    Run(PathBuf),
+    /// The HPCC ns-3 simulator's output; `given` is the path the user named
+    /// (config.txt or fct.txt), which `--label` refers to.
+    Ns3 { given: PathBuf, src: Ns3Source },
+}
+
+impl Source {
+    fn path(&self) -> &Path {
+        match self {
+            Source::Run(d) => d,
+            Source::Ns3 { given, .. } => given,
+        }
+    }
+}
+
+/// `rocesim compare`: compare.html and figures in `out`. With an ns-3 series,
+/// also the flow-by-flow agreement of every rocesim run with the first of them
+/// (agreement.csv, tables and two figures per run).
 pub fn compare(
-    dirs: &[PathBuf],
+    sources: &[Source],
     label_flags: &[String],
     out: &Path,
     opts: &ReportOptions,
 ) -> Result<Written, Error> {
-    if dirs.len() < 2 {
-        return Err(
-            InputError::new("RUN_DIR", "", "compare needs at least two run directories").into(),
-        );
+    if sources.len() < 2 {
+        return Err(InputError::new(
+            "RUN_DIR",
+            "",
+            "compare needs at least two series (run directories or --ns3 outputs)",
+        )
+        .into());
     }
-    let labels = labels(dirs, label_flags)?;
-    let runs = dirs
+    let paths: Vec<PathBuf> = sources.iter().map(|s| s.path().to_path_buf()).collect();
+    let defaults: Vec<Option<&str>> = sources
+        .iter()
+        .map(|s| matches!(s, Source::Ns3 { .. }).then_some("ns-3"))
+        .collect();
+    let labels = labels_with_defaults(&paths, &defaults, label_flags)?;
+    let runs = sources
         .iter()
         .zip(labels)
-        .map(|(d, l)| data::load_run(d, l))
+        .map(|(s, l)| match s {
+            Source::Run(d) => data::load_run(d, l),
+            Source::Ns3 { src, .. } => ns3_series::load(src, l),
+        })
         .collect::<Result<Vec<_>, _>>()?;
+    let reference = sources.iter().position(|s| matches!(s, Source::Ns3 { .. }));
+    let agreements: Vec<Agreement> = match reference {
+        None => Vec::new(),
+        Some(r) => sources
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Source::Run(_)))
+            .map(|(i, _)| Agreement::of(&runs[i], &runs[r]))
+            .collect(),
+    };
     InputError::check_out_dir(out)?;
     let refs: Vec<&RunData> = runs.iter().collect();
     let mut figs: Vec<Fig> = [50, 95, 99]
@@ -138,6 +192,13 @@ pub fn compare(
         figures::pfc_ports(&refs),
         figures::fairness(&refs),
     ]);
+    for (i, a) in agreements.iter().enumerate() {
+        figs.push(agreement::bucket_figure(a, &format!("agreement_{}", i + 1)));
+        figs.push(agreement::scatter_figure(
+            a,
+            &format!("fct_scatter_{}", i + 1),
+        ));
+    }
     for (i, r) in runs.iter().enumerate() {
         let f = figures::flow_throughput(r, &format!("flow_throughput_{}", i + 1));
         if f.figure.is_some() {
@@ -149,6 +210,26 @@ pub fn compare(
     let (hh, hr) = headline_table(&runs);
     let mut text = format!("headline numbers (relative to {})\n", runs[0].label);
     text += &text_table(&hh, &hr);
+    let mut agree_html = String::new();
+    for a in &agreements {
+        let (h, r) = a.table();
+        let (dh, dr) = agreement::most_different_table(a, 20);
+        text += &format!(
+            "\n{}\nFCT slowdown by flow size, matched flows\n{}\nflows that differ most\n{}",
+            a.verdict(),
+            text_table(&h, &r),
+            text_table(&dh, &dr)
+        );
+        agree_html += &format!(
+            "<h3>{} vs {}</h3>\n<p>{}</p>\n",
+            esc(&a.ours),
+            esc(&a.reference),
+            esc(&a.verdict())
+        );
+        agree_html += &html::table(&h, &r);
+        agree_html += "<p class=\"note\">The flows that differ most (FCT ratio either way):</p>\n";
+        agree_html += &html::table(&dh, &dr);
+    }
     let mut sections = Vec::new();
     for r in &runs {
         let (bh, br) = super::bucket_table(r, opts);
@@ -170,6 +251,18 @@ pub fn compare(
         esc(&runs[0].label)
     );
     b += &html::table(&hh, &hr);
+    if !agreements.is_empty() {
+        b += &format!(
+            "<h2>Agreement flow by flow</h2>\n<p class=\"note\">Flows matched one to one by \
+             (source, destination, destination port, size) in start order. Buckets close at \
+             the 50/80/90/95/99/100th percentile of flow size; differences are relative to \
+             {}; only buckets of at least {} flows count toward the worst difference \
+             (agreement.csv has every number).</p>\n",
+            esc(&agreements[0].reference),
+            agreement::MIN_COUNTED
+        );
+        b += &agree_html;
+    }
     b += "<h2>Figures</h2>\n";
     for (f, d) in figs.iter().zip(&drawn) {
         b += &html::figure(f, d.as_ref().map(|d| d.svg.as_str()));
@@ -196,6 +289,21 @@ pub fn compare(
     let names: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
     let page = html::page(&format!("rocesim compare: {}", names.join(" vs ")), &b);
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    if !agreements.is_empty() {
+        let csv: String = agreements
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let c = a.csv();
+                if i == 0 {
+                    c
+                } else {
+                    c.lines().skip(1).map(|l| format!("{l}\n")).collect()
+                }
+            })
+            .collect();
+        crate::output::AtomicFile::write_all_to(out, "agreement.csv", csv.as_bytes())?;
+    }
     let (html, figures) = write_all(out, "compare.html", &figs, &drawn, &page)?;
     Ok(Written {
         html,

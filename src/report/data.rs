@@ -19,6 +19,9 @@ pub struct FctRow {
     pub slowdown: f64,
     /// Destination port (absent in runs written before the column existed).
     pub dport: Option<u16>,
+    /// Source and destination hosts (node ids), when the file has them.
+    pub src: Option<u32>,
+    pub dst: Option<u32>,
 }
 
 /// One PFC state change from pfc.csv.
@@ -346,7 +349,8 @@ pub fn parse_fct(path: &Path, text: &str) -> Result<Vec<FctRow>, InputError> {
     ];
     let csv = Csv::new(path, text, &need)?;
     let [id, size, start, fct, ideal, sd] = need.map(|n| csv.idx(n));
-    let dport = csv.cols.iter().position(|c| *c == "dport");
+    let col = |name: &str| csv.cols.iter().position(|c| *c == name);
+    let (dport, src, dst) = (col("dport"), col("src"), col("dst"));
     let mut rows = Vec::new();
     for l in csv {
         let row = FctRow {
@@ -357,6 +361,8 @@ pub fn parse_fct(path: &Path, text: &str) -> Result<Vec<FctRow>, InputError> {
             ideal_ns: l.num(ideal, "ideal_fct_ns")?,
             slowdown: l.num(sd, "slowdown")?,
             dport: dport.map(|i| l.int(i, "dport")).transpose()?,
+            src: src.map(|i| l.int(i, "src")).transpose()?,
+            dst: dst.map(|i| l.int(i, "dst")).transpose()?,
         };
         rows.push(row);
     }

@@ -18,7 +18,7 @@ pub struct Fig {
 }
 
 impl Fig {
-    fn new(stem: &str, title: &str, caption: impl Into<String>) -> Fig {
+    pub(super) fn new(stem: &str, title: &str, caption: impl Into<String>) -> Fig {
         Fig {
             stem: stem.into(),
             title: title.into(),
@@ -27,11 +27,11 @@ impl Fig {
             missing: String::new(),
         }
     }
-    fn with(mut self, f: Figure) -> Fig {
+    pub(super) fn with(mut self, f: Figure) -> Fig {
         self.figure = Some(f);
         self
     }
-    fn without(mut self, why: impl Into<String>) -> Fig {
+    pub(super) fn without(mut self, why: impl Into<String>) -> Fig {
         self.missing = why.into();
         self
     }
@@ -57,7 +57,13 @@ impl Fig {
     }
 }
 
-fn line(title: &str, x: AxisSpec, y: AxisSpec, series: Vec<Series>, legend: Legend) -> Figure {
+pub(super) fn line(
+    title: &str,
+    x: AxisSpec,
+    y: AxisSpec,
+    series: Vec<Series>,
+    legend: Legend,
+) -> Figure {
     Figure::Line(LineChart {
         title: title.into(),
         x,

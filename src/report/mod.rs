@@ -8,10 +8,12 @@
 //! `figures/<name>.svg` and `.png`. Everything is read and drawn before the first
 //! file is written: bad input leaves no partial output.
 
+pub mod agreement;
 pub mod compare;
 pub mod data;
 pub mod figures;
 pub mod html;
+pub mod ns3_series;
 pub mod stats;
 
 use crate::error::Error;

@@ -31,7 +31,12 @@ pub struct Bucket {
 
 /// Slowdown statistics of a set of flows.
 pub fn slowdown_stats(rows: &[&FctRow]) -> (f64, f64, f64) {
-    let mut sd: Vec<f64> = rows.iter().map(|r| r.slowdown.max(1.0)).collect();
+    slowdown_percentiles(rows.iter().map(|r| r.slowdown))
+}
+
+/// p50, p95 and p99 of slowdowns (nearest rank; below 1 counts as 1).
+pub fn slowdown_percentiles(slowdowns: impl Iterator<Item = f64>) -> (f64, f64, f64) {
+    let mut sd: Vec<f64> = slowdowns.map(|s| s.max(1.0)).collect();
     sd.sort_by(f64::total_cmp);
     (
         percentile(&sd, 50.0),
@@ -276,6 +281,8 @@ mod tests {
             ideal_ns: 1000.0,
             slowdown,
             dport: None,
+            src: None,
+            dst: None,
         }
     }
 

@@ -155,12 +155,100 @@ impl Parser<'_> {
         }
     }
 
+    /// The file `key` names, found relative to `config_dir` or its parents as
+    /// ns-3 would from its working directory.
+    fn locate(&self, config_dir: &Path, key: &str) -> Result<Option<PathBuf>, InputError> {
+        match self.one(key)? {
+            None => Ok(None),
+            Some((e, v)) => find_file(config_dir, v).map(Some).ok_or_else(|| {
+                self.err(
+                    e,
+                    key,
+                    format!(
+                        "\"{v}\" not found (looked relative to {} and its parent directories)",
+                        config_dir.display()
+                    ),
+                )
+            }),
+        }
+    }
+
     /// A time in microseconds (third.cc multiplies by `MicroSeconds`).
     fn micros(&self, key: &str) -> Result<Option<String>, InputError> {
         Ok(self
             .float(key, "a time in microseconds > 0, e.g. 4", |x| x > 0.0)?
             .map(|us| format!("{}ns", (us * 1000.0).round() as u64)))
     }
+}
+
+/// Reads `KEY values` lines; an unknown key (a typo) becomes a warning naming
+/// its line.
+fn parse_config<'a>(file: &'a str, text: &str, warnings: &mut Vec<String>) -> Parser<'a> {
+    let mut p = Parser {
+        file,
+        keys: BTreeMap::new(),
+    };
+    for (i, raw) in text.lines().enumerate() {
+        // config_doc.txt's {explanations} and '#' comments are not values.
+        let line = raw
+            .split('{')
+            .next()
+            .unwrap_or("")
+            .split('#')
+            .next()
+            .unwrap_or("");
+        let mut words = line.split_whitespace();
+        let Some(key) = words.next() else { continue };
+        let values: Vec<String> = words.map(str::to_string).collect();
+        match KEYS.iter().find(|k| **k == key) {
+            Some(k) => {
+                p.keys.insert(
+                    k,
+                    Entry {
+                        line: i + 1,
+                        values,
+                    },
+                );
+            }
+            None => warnings.push(format!(
+                "{file}: line {}: unknown key {key} (ignored; is it a typo? third.cc reads: {})",
+                i + 1,
+                KEYS.join(", ")
+            )),
+        }
+    }
+    p
+}
+
+/// The files an ns-3 run of `config` read and wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ns3RunFiles {
+    /// FCT_OUTPUT_FILE: the flows' completion times (third.cc `qp_finish`).
+    pub fct: PathBuf,
+    /// TOPOLOGY_FILE, when given and found.
+    pub topology: Option<PathBuf>,
+}
+
+/// Where the ns-3 run configured by `config` (its text `text`) left its fct.txt,
+/// and which topology it used, both found as `import-ns3` finds files.
+pub fn run_files(config: &Path, text: &str) -> Result<Ns3RunFiles, InputError> {
+    let file = config.display().to_string();
+    let p = parse_config(&file, text, &mut Vec::new());
+    let dir = config
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(fct) = p.locate(dir, "FCT_OUTPUT_FILE")? else {
+        return Err(InputError::new(
+            &file,
+            "FCT_OUTPUT_FILE",
+            "missing; give the ns-3 config that wrote the fct.txt, or the fct.txt itself",
+        ));
+    };
+    Ok(Ns3RunFiles {
+        fct,
+        topology: p.locate(dir, "TOPOLOGY_FILE")?,
+    })
 }
 
 /// Parses an ns-3 `DataRate` string ("100Gbps", "50Mb/s", "1.5GB/s", "10Kib/s",
@@ -281,39 +369,7 @@ fn path_str(p: &Path) -> String {
 pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputError> {
     let file = config.display().to_string();
     let mut warnings = Vec::new();
-    let mut p = Parser {
-        file: &file,
-        keys: BTreeMap::new(),
-    };
-    for (i, raw) in text.lines().enumerate() {
-        // config_doc.txt's {explanations} and '#' comments are not values.
-        let line = raw
-            .split('{')
-            .next()
-            .unwrap_or("")
-            .split('#')
-            .next()
-            .unwrap_or("");
-        let mut words = line.split_whitespace();
-        let Some(key) = words.next() else { continue };
-        let values: Vec<String> = words.map(str::to_string).collect();
-        match KEYS.iter().find(|k| **k == key) {
-            Some(k) => {
-                p.keys.insert(
-                    k,
-                    Entry {
-                        line: i + 1,
-                        values,
-                    },
-                );
-            }
-            None => warnings.push(format!(
-                "{file}: line {}: unknown key {key} (ignored; is it a typo? third.cc reads: {})",
-                i + 1,
-                KEYS.join(", ")
-            )),
-        }
-    }
+    let p = parse_config(&file, text, &mut warnings);
     let unmodelled = |p: &Parser, key: &str, why: &str, warnings: &mut Vec<String>| {
         if let Some(e) = p.get(key) {
             warnings.push(format!(
@@ -345,21 +401,7 @@ pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputEr
     writeln!(s, "profile = \"ns3-hpcc\"").ok();
 
     // Files.
-    let locate = |key: &str| -> Result<Option<PathBuf>, InputError> {
-        match p.one(key)? {
-            None => Ok(None),
-            Some((e, v)) => find_file(config_dir, v).map(Some).ok_or_else(|| {
-                p.err(
-                    e,
-                    key,
-                    format!(
-                        "\"{v}\" not found (looked relative to {} and its parent directories)",
-                        config_dir.display()
-                    ),
-                )
-            }),
-        }
-    };
+    let locate = |key: &str| p.locate(config_dir, key);
     let topo = locate("TOPOLOGY_FILE")?;
     let flows = locate("FLOW_FILE")?;
     let Some(topo) = topo else {

@@ -15,6 +15,7 @@ mod measure;
 mod ns3_ack_path;
 mod ns3_calibration;
 mod ns3_files;
+mod ns3_reference;
 mod pfc_victims;
 mod rcc_convergence;
 mod rcc_last_hop;
