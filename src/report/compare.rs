@@ -46,7 +46,7 @@ fn labels_with_defaults(
                 flag,
                 "",
                 format!(
-                    "{} is not one of the runs compared (valid: {})",
+                    "{} is not one of the run directories or --ns3 outputs compared (valid: {})",
                     dir.trim(),
                     valid.join(", ")
                 ),
