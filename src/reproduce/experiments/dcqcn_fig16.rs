@@ -3,7 +3,7 @@
 //! without DCQCN. User and incast throughput (median, 10th percentile) against
 //! the incast degree, and the PAUSE frames the two spines receive.
 
-use super::dcqcn_util::flow_gbps;
+use super::dcqcn_bench::{incast_overrides, scale, traffic};
 use crate::error::Error;
 use crate::plot::{AxisSpec, Figure, LineChart, Series, write_figure};
 use crate::reproduce::metrics::pct;
@@ -12,11 +12,6 @@ use std::path::Path;
 
 pub struct DcqcnFig16;
 
-/// Hosts of the testbed (5 per ToR) and the spines' node ids.
-const HOSTS: u64 = 20;
-const SPINES: [u32; 2] = [28, 29];
-/// Destination ports: the incast keeps the default, user traffic sets 200.
-const USER_DPORT: u16 = 200;
 /// (run name prefix, label, cc.algorithm).
 const SCHEMES: [(&str, &str, &str); 2] = [("dcqcn", "DCQCN", "dcqcn"), ("pfc", "No DCQCN", "none")];
 
@@ -32,55 +27,8 @@ fn seeds(quick: bool) -> u64 {
     if quick { 1 } else { 5 }
 }
 
-/// (user traffic duration ms, total incast bytes in MB).
-fn scale(quick: bool) -> (u64, u64) {
-    if quick { (20, 40) } else { (80, 200) }
-}
-
-/// SplitMix64: the incast's hosts are drawn from the seed, as the paper draws them
-/// at random for each run.
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Receiver and `k` distinct senders among the hosts, for one seed and degree.
-fn pick_incast(seed: u64, k: u64) -> (u64, Vec<u64>) {
-    let mut st = seed * 1000 + k;
-    let mut hosts: Vec<u64> = (0..HOSTS).collect();
-    // Fisher-Yates; the first host is the receiver, the next k the senders.
-    for i in (1..hosts.len()).rev() {
-        let j = (splitmix(&mut st) % (i as u64 + 1)) as usize;
-        hosts.swap(i, j);
-    }
-    (hosts[0], hosts[1..=k as usize].to_vec())
-}
-
 fn name(prefix: &str, k: u64, seed: u64) -> String {
     format!("{prefix}-k{k}-s{seed}")
-}
-
-/// PAUSE frames received by the spines, from the run's pfc_ports.csv
-/// (`node,port,priority,pause_rx,...`).
-fn spine_pauses(csv: &str) -> u64 {
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n);
-    let (Some(node), Some(rx)) = (col("node"), col("pause_rx")) else {
-        return 0;
-    };
-    lines
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .filter(|f| {
-            f.get(node)
-                .and_then(|v| v.parse::<u32>().ok())
-                .is_some_and(|n| SPINES.contains(&n))
-        })
-        .filter_map(|f| f.get(rx).and_then(|v| v.parse::<u64>().ok()))
-        .sum()
 }
 
 /// Per degree: user throughputs, incast throughputs (Gbps) and spine pauses
@@ -101,25 +49,12 @@ fn collect(runs: &[Finished], prefix: &str, quick: bool) -> Result<Vec<Point>, E
             incast: Vec::new(),
             pauses: 0.0,
         };
-        let mut n = 0.0;
-        for s in 1..=seeds(quick) {
-            let r = crate::reproduce::run(runs, &name(prefix, k, s));
-            for f in &r.out.fct {
-                if f.dport == USER_DPORT {
-                    p.user.push(flow_gbps(f));
-                } else {
-                    p.incast.push(flow_gbps(f));
-                }
-            }
-            if let Some(d) = &r.out.out_dir {
-                let f = d.join("pfc_ports.csv");
-                let text = std::fs::read_to_string(&f).map_err(|e| Error::io(&f, e))?;
-                p.pauses += spine_pauses(&text) as f64;
-                n += 1.0;
-            }
-        }
-        if n > 0.0 {
-            p.pauses /= n;
+        let n = seeds(quick);
+        for s in 1..=n {
+            let t = traffic(crate::reproduce::run(runs, &name(prefix, k, s)), k)?;
+            p.user.extend(t.user);
+            p.incast.extend(t.incast);
+            p.pauses += t.spine_pauses as f64 / n as f64;
         }
         out.push(p);
     }
@@ -154,20 +89,11 @@ impl Experiment for DcqcnFig16 {
         for (prefix, _, cc) in SCHEMES {
             for k in degrees(quick) {
                 for s in 1..=seeds(quick) {
-                    let (rx, tx) = pick_incast(s, k);
-                    let senders: Vec<String> = tx.iter().map(|h| h.to_string()).collect();
-                    v.push(
-                        RunSpec::new(name(prefix, k, s), "benchmark.toml")
-                            .set(format!("seed={s}"))
-                            .set(format!("cc.algorithm=\"{cc}\""))
-                            .set(format!("workload.poisson[0].duration=\"{dur}ms\""))
-                            .set(format!("workload.incast[0].receiver={rx}"))
-                            .set(format!(
-                                "workload.incast[0].senders=[{}]",
-                                senders.join(",")
-                            ))
-                            .set(format!("workload.incast[0].size={}", total * 1_000_000 / k)),
-                    );
+                    let mut r = RunSpec::new(name(prefix, k, s), "benchmark.toml")
+                        .set(format!("cc.algorithm=\"{cc}\""))
+                        .set(format!("workload.poisson[0].duration=\"{dur}ms\""));
+                    r.overrides.extend(incast_overrides(s, k, total));
+                    v.push(r);
                 }
             }
         }
@@ -363,31 +289,6 @@ impl Experiment for DcqcnFig16 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pick_incast_draws_distinct_hosts() {
-        for k in 2..=10 {
-            let (rx, tx) = pick_incast(3, k);
-            assert_eq!(tx.len() as u64, k);
-            assert!(!tx.contains(&rx));
-            let mut t = tx.clone();
-            t.sort();
-            t.dedup();
-            assert_eq!(t.len() as u64, k);
-            assert!(tx.iter().all(|&h| h < HOSTS) && rx < HOSTS);
-        }
-        assert_eq!(pick_incast(1, 4), pick_incast(1, 4));
-    }
-
-    #[test]
-    fn spine_pauses_sum_pause_rx_of_the_spines_only() {
-        let csv = "node,port,priority,pause_rx,resume_rx,expire,paused_ns,pause_tx,resume_tx,ppfc_tx,storm_windows\n\
-                   23,0,3,5,5,0,100,0,0,0,0\n\
-                   28,1,3,7,7,0,100,0,0,0,0\n\
-                   29,2,3,11,11,0,100,2,2,0,0\n";
-        assert_eq!(spine_pauses(csv), 18);
-        assert_eq!(spine_pauses(""), 0);
-    }
 
     #[test]
     fn quick_and_full_runs_load() {

@@ -1,7 +1,10 @@
 //! The experiments, one file per paper figure or table.
 
+mod dcqcn_bench;
 mod dcqcn_fig13;
 mod dcqcn_fig16;
+mod dcqcn_fig17;
+mod dcqcn_fig18;
 mod dcqcn_fig19;
 mod dcqcn_fig20;
 mod dcqcn_fig21;
@@ -43,6 +46,8 @@ pub static ALL: &[&dyn Experiment] = &[
     &dcqcn_fig4::DcqcnFig9,
     &dcqcn_fig13::DcqcnFig13,
     &dcqcn_fig16::DcqcnFig16,
+    &dcqcn_fig17::DcqcnFig17,
+    &dcqcn_fig18::DcqcnFig18,
     &dcqcn_fig19::DcqcnFig19,
     &dcqcn_fig20::DcqcnFig20,
     &dcqcn_fig21::DcqcnFig21,
