@@ -162,6 +162,23 @@ pub enum EcmpHash {
     Ns3Murmur,
 }
 
+/// When a NIC looks again for a packet to send (hpcc-ns3-model.md §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NicScheduler {
+    /// As soon as anything can go: when the port frees, at the earliest pacing
+    /// time of any queue pair, and on every event that may unblock one.
+    Eager,
+    /// As the ns-3 simulator's qbb-net-device does: the NIC looks when a
+    /// transmission completes, when an ACK/NACK arrives, when it queues an ACK,
+    /// when a flow starts, on a RESUME, and at one pending wake-up. When nothing
+    /// can go, the wake-up is set to the earliest pacing time of the queue pairs
+    /// with bytes left (paused and window-bound ones included), and only if none
+    /// is pending and that time is in the future; HPCC's rate changes may pull a
+    /// pending wake-up earlier. Controller timers do not make it look.
+    Ns3,
+}
+
 /// Which shared-buffer MMU rules switches follow (src/sim/mmu_config.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -218,6 +235,7 @@ pub struct ModelConfig {
     /// On a rate change, re-space the next packet from the last one at the new rate
     /// (otherwise the new rate applies from the gap after the next packet).
     pub repace_on_rate_change: bool,
+    pub nic_scheduler: NicScheduler,
     pub ecmp_hash: EcmpHash,
     pub mmu: MmuModel,
     pub int_units: IntUnits,
@@ -237,6 +255,7 @@ impl ModelConfig {
                 ack_duplicates: true,
                 ideal_fct: IdealFct::Alone,
                 repace_on_rate_change: true,
+                nic_scheduler: NicScheduler::Eager,
                 ecmp_hash: EcmpHash::Seeded,
                 mmu: MmuModel::Default,
                 int_units: IntUnits::Exact,
@@ -250,6 +269,7 @@ impl ModelConfig {
                 ack_duplicates: false,
                 ideal_fct: IdealFct::Ns3,
                 repace_on_rate_change: true,
+                nic_scheduler: NicScheduler::Ns3,
                 ecmp_hash: EcmpHash::Ns3Murmur,
                 mmu: MmuModel::Ns3,
                 int_units: IntUnits::Ns3 { multi: 1 },

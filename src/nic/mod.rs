@@ -29,4 +29,7 @@ pub struct Nic {
     pub rng: ChaCha8Rng,
     /// Receiver-side congestion-control state (RCC's N and B_R).
     pub rx: rx::RxNicState,
+    /// The one pending wake-up of the ns-3 NIC scheduler (`m_nextSend`),
+    /// `SimTime::MAX` when none is pending. Unused by the eager scheduler.
+    pub wake_at: crate::units::SimTime,
 }

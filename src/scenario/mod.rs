@@ -12,7 +12,9 @@ pub mod resolve;
 mod topology;
 
 use crate::cc::CcSection;
-use crate::profile::{EcmpHash, EcnPoint, IdealFct, MmuModel, Profile, Serialization};
+use crate::profile::{
+    EcmpHash, EcnPoint, IdealFct, MmuModel, NicScheduler, Profile, Serialization,
+};
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
 
@@ -362,6 +364,8 @@ pub struct ModelSection {
     pub ideal_fct: Option<IdealFct>,
     pub ecmp_hash: Option<EcmpHash>,
     pub repace_on_rate_change: Option<bool>,
+    /// "eager" or "ns3": when a NIC looks for the next packet to send.
+    pub nic_scheduler: Option<NicScheduler>,
     /// "default" or "ns3" switch MMU rules.
     pub mmu: Option<MmuModel>,
     /// "exact" or "ns3" INT field encoding.

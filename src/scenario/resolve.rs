@@ -346,6 +346,9 @@ fn resolve_model(f: &ScenarioFile, cx: &Ctx) -> Result<ModelConfig, InputError> 
     if let Some(v) = md.repace_on_rate_change {
         m.repace_on_rate_change = v;
     }
+    if let Some(v) = md.nic_scheduler {
+        m.nic_scheduler = v;
+    }
     if let Some(v) = md.mmu {
         m.mmu = v;
     }

@@ -9,7 +9,7 @@ use crate::cc::{AckInfo, CongestionControl};
 use crate::nic::irn::{IrnReceiver, IrnSender, LossRecovery};
 use crate::nic::qp::SendQp;
 use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, PacketPool, flag};
-use crate::profile::{CnpMode, IntBytes};
+use crate::profile::{CnpMode, IntBytes, NicScheduler};
 use crate::scenario::resolve::NicPlan;
 use crate::units::{Delta, Rate, SimTime};
 use crate::workload::FlowSpec;
@@ -107,6 +107,14 @@ impl Sim {
 
     pub(super) fn nic_kick(&mut self, hi: usize) {
         let now = self.q.now();
+        if self.ns3_scheduler() {
+            // ns-3 `DequeueAndTransmit`: nothing while the port is busy; the
+            // completion of that transmission looks again.
+            if now >= self.nics[hi].eg.busy_until {
+                self.nic_start_tx(hi);
+            }
+            return;
+        }
         let eg = &mut self.nics[hi].eg;
         let at = now.max(eg.busy_until);
         if eg.next_event <= at {
@@ -117,6 +125,59 @@ impl Sim {
         } else {
             eg.next_event = at;
             self.q.schedule(at, Event::TxDone { egress: eg.gid }.pack());
+        }
+    }
+
+    #[inline]
+    fn ns3_scheduler(&self) -> bool {
+        self.cfg.model.nic_scheduler == NicScheduler::Ns3
+    }
+
+    /// After a transmission or a look that found nothing: the eager scheduler
+    /// plans the next look at the earliest time something can go; the ns-3 one
+    /// looks when the transmission completes, or else sets its one wake-up.
+    fn nic_after_look(&mut self, hi: usize, sent: bool) {
+        if !self.ns3_scheduler() {
+            self.nic_plan_next(hi);
+            return;
+        }
+        let now = self.q.now();
+        let nic = &mut self.nics[hi];
+        if sent {
+            let at = nic.eg.busy_until;
+            self.q
+                .schedule(at, Event::TxDone { egress: nic.eg.gid }.pack());
+            return;
+        }
+        // qbb-net-device.cc: the earliest pacing time over queue pairs with bytes
+        // left, whatever blocks them; set only if no wake-up is pending and it
+        // lies in the future.
+        let t = nic
+            .active
+            .iter()
+            .filter_map(|&fid| {
+                let qp = self.flows[fid as usize].send.as_ref()?;
+                qp.has_data().then_some(qp.next_avail)
+            })
+            .min()
+            .unwrap_or(SimTime::MAX);
+        if nic.wake_at == SimTime::MAX && t > now && t != SimTime::MAX {
+            nic.wake_at = t;
+            self.q
+                .schedule(t, Event::TxDone { egress: nic.eg.gid }.pack());
+        }
+    }
+
+    /// ns-3 `UpdateNextAvail` (after HPCC's `ChangeRate`): a pending wake-up
+    /// later than the queue pair's new pacing time moves to it.
+    fn ns3_pull_wake(&mut self, hi: usize, next_avail: SimTime) {
+        let now = self.q.now();
+        let nic = &mut self.nics[hi];
+        if nic.wake_at != SimTime::MAX && next_avail < nic.wake_at {
+            let at = next_avail.max(now);
+            nic.wake_at = at;
+            self.q
+                .schedule(at, Event::TxDone { egress: nic.eg.gid }.pack());
         }
     }
 
@@ -132,10 +193,13 @@ impl Sim {
     /// pairs round robin. Otherwise arranges to be called when something can go.
     pub(super) fn nic_start_tx(&mut self, hi: usize) {
         let now = self.q.now();
+        let ns3 = self.ns3_scheduler();
         let nic = &mut self.nics[hi];
         if now < nic.eg.busy_until {
-            let b = nic.eg.busy_until;
-            self.nic_schedule(hi, b);
+            if !ns3 {
+                let b = nic.eg.busy_until;
+                self.nic_schedule(hi, b);
+            }
             return;
         }
         if let Some(front) = nic.ctrl.front()
@@ -145,7 +209,7 @@ impl Sim {
         {
             let id = nic.ctrl.pop(&mut self.pool).expect("front exists");
             self.nic_put_on_wire(hi, id, false);
-            self.nic_plan_next(hi);
+            self.nic_after_look(hi, true);
             return;
         }
         // Data: round robin over eligible queue pairs.
@@ -209,10 +273,10 @@ impl Sim {
             }
             self.nic_put_on_wire(hi, id, true);
             self.arm_timer(fid);
-            self.nic_plan_next(hi);
+            self.nic_after_look(hi, true);
             return;
         }
-        self.nic_plan_next(hi);
+        self.nic_after_look(hi, false);
     }
 
     fn nic_put_on_wire(&mut self, hi: usize, id: PacketId, is_data: bool) {
@@ -288,7 +352,7 @@ impl Sim {
                     let before = qp.cc.rate();
                     qp.cc.on_cnp(now);
                     qp.cnps += 1;
-                    self.after_cc(fid, before);
+                    self.after_cc(fid, before, true);
                 }
             }
             PacketKind::Pfc => {
@@ -456,7 +520,9 @@ impl Sim {
         }
         if !(send_ack || nack) {
             self.pool.free(id);
-            self.nic_kick(hi);
+            if !self.ns3_scheduler() {
+                self.nic_kick(hi);
+            }
             return;
         }
         rx.since_ack = 0;
@@ -598,12 +664,14 @@ impl Sim {
             self.complete(fid);
             return;
         }
-        self.after_cc(fid, before);
+        self.after_cc(fid, before, true);
     }
 
     /// After a controller hook: re-space pacing if the rate changed, re-arm the
-    /// timer, and let the NIC try to send.
-    fn after_cc(&mut self, fid: usize, before: Rate) {
+    /// timer, and let the NIC try to send. A packet's arrival always lets it try;
+    /// a timer does only with the eager scheduler or when it resent something
+    /// (ns-3's controller timers change the rate and nothing else).
+    fn after_cc(&mut self, fid: usize, before: Rate, packet: bool) {
         let f = &mut self.flows[fid];
         let qp = f.send.as_mut().expect("sender exists");
         let rate = qp.cc.rate();
@@ -615,9 +683,19 @@ impl Sim {
                 .tx_time(rate, qp.last_tx_wire as u64);
             qp.next_avail = qp.last_tx_start + gap;
         }
+        let next_avail = qp.next_avail;
         let hi = self.cfg.topo.kind_index[f.spec.src.idx()] as usize;
         self.arm_timer(fid);
-        self.nic_kick(hi);
+        if !self.ns3_scheduler() {
+            self.nic_kick(hi);
+            return;
+        }
+        if packet {
+            if self.cfg.model.repace_on_rate_change {
+                self.ns3_pull_wake(hi, next_avail);
+            }
+            self.nic_kick(hi);
+        }
     }
 
     fn complete(&mut self, fid: usize) {
@@ -664,8 +742,10 @@ impl Sim {
         if qp.cc.next_timer().is_some_and(|t| t <= now) {
             qp.cc.on_timer(now);
         }
+        let mut resent = false;
         if qp.rto_at <= now {
             if qp.snd_una < qp.snd_nxt {
+                resent = true;
                 // Nothing acknowledged for a whole RTO: go back to the first
                 // unacked byte (go-back-0: to the first byte; IRN: resend what
                 // is not SACKed).
@@ -687,6 +767,6 @@ impl Sim {
                 qp.rto_at = SimTime::MAX;
             }
         }
-        self.after_cc(fid, before);
+        self.after_cc(fid, before, resent);
     }
 }

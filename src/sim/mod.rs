@@ -21,7 +21,7 @@ use crate::nic::qp::{RecvQp, SendQp};
 use crate::output::{FctRecord, Recorder, RunOutputs};
 use crate::packet::PacketPool;
 use crate::port::Egress;
-use crate::profile::IdealFct;
+use crate::profile::{IdealFct, NicScheduler};
 use crate::scenario::RunConfig;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
@@ -275,6 +275,7 @@ impl Sim {
                 rx: crate::nic::rx::RxNicState::new(ChaCha8Rng::seed_from_u64(paths::mix64(
                     seed ^ 0x7cc ^ (node.0 as u64) << 20,
                 ))),
+                wake_at: SimTime::MAX,
             })
             .collect();
 
@@ -574,7 +575,20 @@ impl Sim {
         let now = self.q.now();
         match self.slots[node as usize] {
             Slot::Host(hi) => {
-                let eg = &mut self.nics[hi as usize].eg;
+                let nic = &mut self.nics[hi as usize];
+                if self.cfg.model.nic_scheduler == NicScheduler::Ns3 {
+                    // Only a completed transmission or the pending wake-up makes
+                    // the ns-3 NIC look; an event left from a moved wake-up does not.
+                    let wake = nic.wake_at == now;
+                    if wake {
+                        nic.wake_at = SimTime::MAX;
+                    }
+                    if wake || nic.eg.busy_until == now {
+                        self.nic_start_tx(hi as usize);
+                    }
+                    return;
+                }
+                let eg = &mut nic.eg;
                 if eg.next_event == now {
                     eg.next_event = SimTime::MAX;
                 }
