@@ -2,7 +2,8 @@
 //! (hpcc-ns3-model.md §9; third.cc `CalculateRoute` and `main`).
 //!
 //! For every destination host ns-3 runs a BFS from it over the switches, visiting
-//! each node's neighbours by node id, and keeps for every node the values of the
+//! each switch's neighbours by descending node id (their address order there:
+//! src/topology/routing.rs), and keeps for every node the values of the
 //! path along which the BFS *first discovered* it: the sum of link delays, the sum
 //! of per-link payload serialization `floor(payload x 8e9 / bw)` ns, and the
 //! smallest link rate. Then per host pair `rtt = 2 x delay + tx` and
@@ -75,7 +76,7 @@ impl Ns3Paths {
             tx: (mtu as u128 * 1_000_000_000 * 8 / rate_bps as u128) as u64,
             bw: rate_bps,
         };
-        // Switch neighbours by node id; the last parallel link wins.
+        // Switch neighbours by descending node id; the last parallel link wins.
         let nbrs: Vec<Vec<(NodeId, Sums)>> = topo
             .switches
             .iter()
@@ -86,7 +87,7 @@ impl Ns3Paths {
                         m.insert(p.peer, link(p.rate.bps(), p.delay));
                     }
                 }
-                m.into_iter().collect()
+                m.into_iter().rev().collect()
             })
             .collect();
         // Host-link classes per switch: (sums, count).

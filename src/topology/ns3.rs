@@ -195,7 +195,7 @@ pub fn parse_flows(path: &Path, text: &str) -> Result<Vec<FlowSpec>, InputError>
             src: NodeId(src),
             dst: NodeId(dst),
             size,
-            start: SimTime(Delta::from_secs_f64(start).ps()),
+            start: SimTime(ns3_seconds_to_ps(start)),
             class: pg,
             dport,
         });
@@ -203,18 +203,55 @@ pub fn parse_flows(path: &Path, text: &str) -> Result<Vec<FlowSpec>, InputError>
     Ok(flows)
 }
 
+/// A flow file's start time as the ns-3 simulator reads it: `Seconds(double)`
+/// takes the double's exact value into 64.64 fixed point, multiplies it by 1e9
+/// and keeps the integer part, so the start is truncated to a whole ns
+/// (anchor-reference README: `2.000003424`, stored as 2.00000342399999990..., starts
+/// at 2000003423 ns). Returned in ps.
+pub fn ns3_seconds_to_ps(s: f64) -> u64 {
+    const PS_PER_NS: u64 = 1_000;
+    if s.is_nan() || s <= 0.0 {
+        return 0;
+    }
+    let bits = s.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    // s = m x 2^e exactly.
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp - 1075)
+    };
+    let scaled = m as u128 * 1_000_000_000u128;
+    let ns = if e < 0 {
+        if -e >= 128 { 0 } else { scaled >> (-e) }
+    } else {
+        scaled.checked_shl(e as u32).unwrap_or(u128::MAX)
+    };
+    u64::try_from(ns)
+        .ok()
+        .and_then(|ns| ns.checked_mul(PS_PER_NS))
+        .unwrap_or(u64::MAX)
+}
+
 /// Writes flows in the ns-3 flow-file format (`src dst pg dport size start_s`).
+/// A start is written at the middle of its ns (`2.0000034245`), so that ns-3's
+/// truncation (and [`ns3_seconds_to_ps`]) reads back that whole ns whatever the
+/// binary rounding of the decimal; a sub-ns part of the start is dropped.
 pub fn format_flows(flows: &[FlowSpec]) -> String {
+    const NS_PER_S: u64 = 1_000_000_000;
     let mut s = format!("{}\n", flows.len());
     for f in flows {
+        let ns = f.start.ps() / 1_000;
         s.push_str(&format!(
-            "{} {} {} {} {} {:.9}\n",
+            "{} {} {} {} {} {}.{:09}5\n",
             f.src,
             f.dst,
             f.class,
             f.dport,
             f.size,
-            f.start.as_secs_f64()
+            ns / NS_PER_S,
+            ns % NS_PER_S
         ));
     }
     s
@@ -319,6 +356,17 @@ mod tests {
         .unwrap();
         assert_eq!(flows.len(), 9547);
         assert_eq!(flows[0].start, SimTime(2_000_000_067_000));
+    }
+
+    #[test]
+    fn flow_starts_are_truncated_to_whole_ns_as_ns3_reads_them() {
+        // 2.000003424 is stored just below its decimal value: ns-3 starts it at
+        // 2000003423 ns; 2.000003425 is stored just above and starts at ...425.
+        assert_eq!(ns3_seconds_to_ps(2.000003424), 2_000_003_423_000);
+        assert_eq!(ns3_seconds_to_ps(2.000003425), 2_000_003_425_000);
+        assert_eq!(ns3_seconds_to_ps(2.0), 2_000_000_000_000);
+        assert_eq!(ns3_seconds_to_ps(0.0), 0);
+        assert_eq!(ns3_seconds_to_ps(1e300), u64::MAX);
     }
 
     #[test]
