@@ -10,7 +10,7 @@
 //! flow: queue.csv every 10 us, histograms, link utilization and flow rates every
 //! 10 us, latency of all flows).
 
-use crate::error::Error;
+use crate::error::{Error, InputError};
 use crate::scenario::load;
 use crate::sim::RunOptions;
 use std::path::Path;
@@ -92,6 +92,26 @@ queue_interval = "0s"
 "#;
 
 pub fn bench(args: &BenchArgs) -> Result<(), Error> {
+    if args.repeat == 0 {
+        return Err(InputError::new(
+            "--repeat",
+            "",
+            "must be at least 1 (the best of N runs is reported)",
+        )
+        .into());
+    }
+    if let Some(o) = &args.only
+        && !scenarios(args.full)
+            .iter()
+            .any(|(n, _, _)| n.contains(o.as_str()))
+    {
+        let names: Vec<&str> = scenarios(true).iter().map(|s| s.0).collect();
+        let msg = format!(
+            "{o:?} matches no benchmark (valid: a part of {}; the fat-tree needs --full)",
+            names.join(", ")
+        );
+        return Err(InputError::new("--only", "", msg).into());
+    }
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     println!(
         "{:<32} {:>10} {:>12} {:>12} {:>10} {:>10}",
@@ -105,7 +125,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
         }
         set.extend(recorder_overrides(args.recorders));
         let mut best: Option<crate::output::Summary> = None;
-        for _ in 0..args.repeat.max(1) {
+        for _ in 0..args.repeat {
             let loaded = load::load_str(text, name, &base, name, &set)?;
             let mut cfg = crate::scenario::resolve(&loaded)?;
             if args.recorders == Recorders::Off {

@@ -30,6 +30,9 @@ pub struct ReproduceArgs {
     /// figures go to a `reproduction/` folder beside it), e.g. docs/REPRODUCTION.md.
     #[arg(long)]
     pub doc: Option<PathBuf>,
+    /// Overwrite --doc FILE even if it is not a reproduction document.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
@@ -45,6 +48,20 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     }
     if a.jobs == Some(0) {
         return Err(InputError::new("--jobs", "", "must be at least 1").into());
+    }
+    if let Some(doc) = &a.doc {
+        reproduce::check_doc(doc, a.force)?;
+    }
+    if let Some(s) = &a.scenarios
+        && !s.is_dir()
+    {
+        let msg = format!(
+            "{} is not a directory (valid: the directory holding the experiments' scenario \
+             folders, e.g. {})",
+            s.display(),
+            reproduce::default_scenarios_dir().display()
+        );
+        return Err(InputError::new("--scenarios", "", msg).into());
     }
     let exps = match &a.id {
         Some(id) => vec![reproduce::find(id)?],
