@@ -82,6 +82,10 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
             .unwrap_or_else(reproduce::default_scenarios_dir),
         progress: true,
     };
+    // Every experiment's files first: a missing one fails before anything runs.
+    for exp in &exps {
+        reproduce::check_scenarios(*exp, a.quick, &opts.scenarios)?;
+    }
     let mut done = Vec::new();
     for exp in exps {
         let id = exp.id();

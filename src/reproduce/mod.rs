@@ -164,19 +164,10 @@ pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis
     let specs = exp.runs(o.quick);
     // Load everything first, so a bad file fails before any run starts (or any
     // directory is created).
+    check_scenarios(exp, o.quick, &o.scenarios)?;
     let mut loaded = Vec::new();
     for spec in &specs {
         let path = o.scenarios.join(exp.id()).join(&spec.scenario);
-        if !path.is_file() {
-            let msg = format!(
-                "no scenario {} for experiment {} (valid: the directory holding the \
-                 experiments' scenario folders, e.g. {})",
-                path.display(),
-                exp.id(),
-                default_scenarios_dir().display()
-            );
-            return Err(InputError::new("--scenarios", "", msg).into());
-        }
         let l = load::load_path(&path, &spec.overrides)?;
         let cfg = scenario::resolve(&l)?;
         loaded.push((spec.clone(), cfg));
@@ -352,6 +343,28 @@ pub fn write_doc(
             .unwrap_or_default(),
         out.as_bytes(),
     )
+}
+
+/// Every scenario file `exp` needs is in `scenarios` (`--scenarios`).
+pub fn check_scenarios(
+    exp: &dyn Experiment,
+    quick: bool,
+    scenarios: &Path,
+) -> Result<(), InputError> {
+    for spec in exp.runs(quick) {
+        let path = scenarios.join(exp.id()).join(&spec.scenario);
+        if !path.is_file() {
+            let msg = format!(
+                "no scenario {} for experiment {} (valid: the directory holding the \
+                 experiments' scenario folders, e.g. {})",
+                path.display(),
+                exp.id(),
+                default_scenarios_dir().display()
+            );
+            return Err(InputError::new("--scenarios", "", msg));
+        }
+    }
+    Ok(())
 }
 
 /// The line that marks a file as a reproduction document `--doc` may rewrite.

@@ -8,8 +8,8 @@
 //! * Output volume: the run's output files together may hold at most
 //!   `max_output_bytes` (default 2 GB; `--max-output` raises it). Before running,
 //!   the rows the periodic recorders must write over the least time the run can
-//!   last are counted; while running, the files' size is checked about every
-//!   million events.
+//!   last are counted; while running, the files' size is checked every 65536
+//!   events and at the end.
 //! * No progress: while flows are active, some packet must be delivered in order
 //!   at least every [`STALL_LIMIT`] of simulated time.
 //!

@@ -505,12 +505,10 @@ impl Sim {
                     stalled = Some(now);
                     break;
                 }
-                if self.q.processed() & 0xf_ffff == 0 {
-                    let bytes = self.rec.output_bytes();
-                    if bytes > self.limits.max_output_bytes {
-                        over = Some(limits::output_exceeded(&self.cfg, &self.limits, now, bytes));
-                        break;
-                    }
+                let bytes = self.rec.output_bytes();
+                if bytes > self.limits.max_output_bytes {
+                    over = Some(limits::output_exceeded(&self.cfg, &self.limits, now, bytes));
+                    break;
                 }
             }
         }
@@ -518,6 +516,13 @@ impl Sim {
         progress(end, self.flows_done, total);
         if self.diag.deadlock.is_some() {
             return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
+        }
+        if over.is_none() {
+            // Short runs end between checks.
+            let bytes = self.rec.output_bytes();
+            if bytes > self.limits.max_output_bytes {
+                over = Some(limits::output_exceeded(&self.cfg, &self.limits, end, bytes));
+            }
         }
         if let Some(e) = over {
             return Err(e.into());
