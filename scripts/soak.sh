@@ -55,7 +55,7 @@ while kill -0 $pid 2>/dev/null; do
     [ -r /proc/$pid/status ] || break
     rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status 2>/dev/null)
     hwm=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null)
-    [ -n "$rss" ] || break
+    [ -n "$rss" ] && [ -n "$hwm" ] || break
     [ "$hwm" -gt "$peak" ] && peak=$hwm
     bytes=$(du -sb "$out" 2>/dev/null | cut -f1)
     # Simulated time reached: the last whole row of queue.csv (sampled every
