@@ -113,9 +113,14 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
         return Err(InputError::new("--only", "", msg).into());
     }
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    println!(
+    outln!(
         "{:<32} {:>10} {:>12} {:>12} {:>10} {:>10}",
-        "scenario", "wall s", "packets", "events", "M pkts/s", "M ev/s"
+        "scenario",
+        "wall s",
+        "packets",
+        "events",
+        "M pkts/s",
+        "M ev/s"
     );
     let tmp = std::env::temp_dir().join(format!("rocesim-bench-{}", std::process::id()));
     let out_dir = (args.recorders != Recorders::Off).then_some(tmp.as_path());
@@ -140,7 +145,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
             }
         }
         let s = best.expect("at least one run");
-        println!(
+        outln!(
             "{:<32} {:>10.3} {:>12} {:>12} {:>10.2} {:>10.2}",
             name,
             s.wall_seconds,

@@ -1,5 +1,16 @@
 //! The `rocesim` command line.
 
+/// `println!` that, like a Unix tool, stays quiet when the reader has gone
+/// (`rocesim reproduce --list | head -1`): no "Broken pipe" panic.
+macro_rules! outln {
+    () => {
+        $crate::cli::print_out("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod bench;
 mod compare;
 pub mod gen_flows;

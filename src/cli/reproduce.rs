@@ -37,12 +37,12 @@ pub struct ReproduceArgs {
 
 pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     if a.list || (a.id.is_none() && !a.all) {
-        println!("{:<18} {:<22} title", "id", "source");
+        outln!("{:<18} {:<22} title", "id", "source");
         for e in reproduce::all() {
-            println!("{:<18} {:<22} {}", e.id(), e.source(), e.title());
+            outln!("{:<18} {:<22} {}", e.id(), e.source(), e.title());
         }
         if !a.list {
-            println!("\nrun one with: rocesim reproduce <id> [--quick]");
+            outln!("\nrun one with: rocesim reproduce <id> [--quick]");
         }
         return Ok(());
     }
@@ -98,7 +98,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
         let started = std::time::Instant::now();
         let (analysis, dir) = reproduce::reproduce(exp, &opts)?;
         for r in &analysis.rows {
-            println!(
+            outln!(
                 "  [{:<7}] {}: paper {} | ours {}",
                 r.verdict.label(),
                 r.metric,
@@ -106,7 +106,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
                 r.ours
             );
         }
-        println!(
+        outln!(
             "{id}: {} in {:.0} s -> {}",
             Verdict::overall(&analysis.rows).label(),
             started.elapsed().as_secs_f64(),
@@ -116,7 +116,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     }
     if let Some(doc) = &a.doc {
         reproduce::write_doc(doc, &done, a.quick)?;
-        println!("wrote {}", doc.display());
+        outln!("wrote {}", doc.display());
     }
     Ok(())
 }

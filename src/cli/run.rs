@@ -51,7 +51,7 @@ pub fn validate(args: &ValidateArgs) -> Result<(), Error> {
     let cfg = load(&args.scenario)?;
     // A run writes files: check the output volume too.
     crate::sim::limits::check_before(&cfg, &args.limits.limits(), true)?;
-    println!(
+    outln!(
         "{}: ok: {} hosts, {} switches, {} links, {} flows, cc = {}, profile = {:?}",
         cfg.source,
         cfg.topo.hosts.len(),
@@ -135,7 +135,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
 
 fn print_table(name: &str, out: &Path, o: &RunOutputs) {
     let s = &o.summary;
-    println!("{name}: results in {}", out.display());
+    outln!("{name}: results in {}", out.display());
     let rows: Vec<(&str, String)> = vec![
         (
             "flows completed",
@@ -178,6 +178,6 @@ fn print_table(name: &str, out: &Path, o: &RunOutputs) {
     ];
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     for (k, v) in rows {
-        println!("  {k:<w$}  {v}");
+        outln!("  {k:<w$}  {v}");
     }
 }

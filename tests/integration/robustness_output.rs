@@ -425,6 +425,17 @@ fn gen_flows_into_a_closed_pipe_exits_quietly_with_0() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    // The other commands' tables too (`println!` would panic).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rocesim"))
+        .args(["reproduce", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
