@@ -19,18 +19,17 @@ use std::path::{Path, PathBuf};
 /// A checked run directory.
 #[derive(Debug)]
 pub struct OutDir {
-    pub path: PathBuf,
-    /// The run made the directory (remove it if the run fails).
-    pub created: bool,
+    /// The directories the run made, outermost first (removed if it fails).
+    pub created: Vec<PathBuf>,
     /// The previous run's files to remove before the new ones are moved in.
     pub stale: Vec<PathBuf>,
 }
 
 impl OutDir {
-    /// Removes the directory when this run created it and it is still empty.
+    /// Removes the directories this run created, if they are still empty.
     pub fn abandon(&self) {
-        if self.created {
-            let _ = std::fs::remove_dir(&self.path);
+        for d in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(d);
         }
     }
 }
@@ -50,7 +49,7 @@ fn names(v: &[String]) -> String {
 pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError> {
     let bad = |msg: String| InputError::new(flag, "", msg);
     let shown = dir.display();
-    let mut created = false;
+    let mut created = Vec::new();
     if dir.exists() {
         if !dir.is_dir() {
             return Err(bad(format!(
@@ -66,16 +65,23 @@ pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError
                 file.display()
             )));
         }
+        created = dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        created.reverse();
         std::fs::create_dir_all(dir)
             .map_err(|e| bad(format!("cannot create {shown}: {}", io_reason(&e))))?;
-        crate::output::register_created_dir(dir);
-        created = true;
+        for d in &created {
+            crate::output::register_created_dir(d);
+        }
     }
     // Can we write in it? (A read-only directory fails here, not mid-run.)
     let probe = dir.join(format!(".rocesim-probe.{}.tmp", std::process::id()));
     if let Err(e) = std::fs::File::create(&probe) {
-        if created {
-            let _ = std::fs::remove_dir(dir);
+        for d in created.iter().rev() {
+            let _ = std::fs::remove_dir(d);
         }
         return Err(bad(format!("cannot write in {shown}: {}", io_reason(&e))));
     }
@@ -108,7 +114,6 @@ pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError
         )));
     }
     Ok(OutDir {
-        path: dir.to_path_buf(),
         created,
         stale: known.iter().map(|n| dir.join(n)).collect(),
     })
@@ -127,10 +132,11 @@ mod tests {
     #[test]
     fn a_new_directory_is_created_and_removed_when_abandoned() {
         let d = scratch("new");
-        let o = prepare("--out", &d, false).unwrap();
-        assert!(o.created && d.is_dir() && o.stale.is_empty());
+        let o = prepare("--out", &d.join("a/b"), false).unwrap();
+        assert_eq!(o.created, [d.clone(), d.join("a"), d.join("a/b")]);
+        assert!(d.join("a/b").is_dir() && o.stale.is_empty());
         o.abandon();
-        assert!(!d.exists());
+        assert!(!d.exists(), "every directory it made is removed");
     }
 
     #[test]
@@ -143,7 +149,7 @@ mod tests {
         assert!(e.contains("--force") && e.contains("fct.csv"), "{e}");
         let o = prepare("--out", &d, true).unwrap();
         assert_eq!(o.stale.len(), 3);
-        assert!(!o.created);
+        assert!(o.created.is_empty());
         std::fs::write(d.join("notes.txt"), "mine").unwrap();
         let e = prepare("--out", &d, true).unwrap_err().to_string();
         assert!(

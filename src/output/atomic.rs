@@ -43,7 +43,13 @@ pub fn remove_all_temporaries() -> usize {
         .filter(|p| std::fs::remove_file(p).is_ok())
         .count();
     open.clear();
-    for d in CREATED.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+    // Innermost first.
+    for d in CREATED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .rev()
+    {
         let _ = std::fs::remove_dir(d);
     }
     std::mem::forget(open);

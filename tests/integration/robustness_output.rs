@@ -146,6 +146,14 @@ fn a_run_that_passes_the_simulated_time_limit_stops_and_leaves_nothing() {
             "--max-sim-time",
         ],
     );
+    // The default output directory, runs/quickstart: neither it nor runs/ is left.
+    let o = Command::new(env!("CARGO_BIN_EXE_rocesim"))
+        .args(["run", "-q", "--max-sim-time", "200us"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["simulated-time limit"]);
+    assert!(!dir.join("runs").exists(), "runs/ removed");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
