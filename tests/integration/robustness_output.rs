@@ -158,6 +158,27 @@ fn a_run_that_passes_the_simulated_time_limit_stops_and_leaves_nothing() {
 }
 
 #[test]
+fn a_run_that_delivers_nothing_for_100ms_stops_and_leaves_nothing() {
+    // Every packet lost: go-back-N retries for ever without progress.
+    let dir = scratch("ro-stall");
+    let sc = write(
+        &dir,
+        "s.toml",
+        &STAR.replace("delay = \"1us\"", "delay = \"1us\"\nloss = 0.999999"),
+    );
+    let o = run_refused(&dir, Some(&sc), &[]);
+    assert_input_error(
+        &o,
+        &[
+            "s.toml",
+            "no packet was delivered for 100ms",
+            "1 of 1 flows",
+        ],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_run_whose_files_outgrow_max_output_stops_and_leaves_nothing() {
     let dir = scratch("ro-maxout");
     let o = run_refused(
