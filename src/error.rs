@@ -37,6 +37,14 @@ impl InputError {
             let msg = format!("{} exists and is not a directory", out.display());
             return Err(InputError::new("--out", "", msg));
         }
+        if let Some(file) = out.ancestors().skip(1).find(|a| a.is_file()) {
+            let msg = format!(
+                "cannot create {}: {} is a file, not a directory",
+                out.display(),
+                file.display()
+            );
+            return Err(InputError::new("--out", "", msg));
+        }
         Ok(())
     }
     /// The same error with `file` set when it had none.

@@ -44,7 +44,9 @@ pub fn run(
     out_dir: Option<&Path>,
     progress: &mut dyn FnMut(units::SimTime, usize, usize),
 ) -> Result<RunOutputs, Error> {
-    let rec = Recorder::new(out_dir, opts.keep_samples)?;
+    sim::limits::check_before(&cfg, &opts.limits, out_dir.is_some())?;
+    let mut rec = Recorder::new(out_dir, opts.keep_samples)?;
+    rec.replace_on_commit(opts.replace.clone());
     Sim::new(cfg, opts, rec).run(progress)
 }
 

@@ -10,7 +10,7 @@
 //! flow: queue.csv every 10 us, histograms, link utilization and flow rates every
 //! 10 us, latency of all flows).
 
-use crate::error::Error;
+use crate::error::{Error, InputError};
 use crate::scenario::load;
 use crate::sim::RunOptions;
 use std::path::Path;
@@ -92,10 +92,35 @@ queue_interval = "0s"
 "#;
 
 pub fn bench(args: &BenchArgs) -> Result<(), Error> {
+    if args.repeat == 0 {
+        return Err(InputError::new(
+            "--repeat",
+            "",
+            "must be at least 1 (the best of N runs is reported)",
+        )
+        .into());
+    }
+    if let Some(o) = &args.only
+        && !scenarios(args.full)
+            .iter()
+            .any(|(n, _, _)| n.contains(o.as_str()))
+    {
+        let names: Vec<&str> = scenarios(true).iter().map(|s| s.0).collect();
+        let msg = format!(
+            "{o:?} matches no benchmark (valid: a part of {}; the fat-tree needs --full)",
+            names.join(", ")
+        );
+        return Err(InputError::new("--only", "", msg).into());
+    }
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    println!(
+    outln!(
         "{:<32} {:>10} {:>12} {:>12} {:>10} {:>10}",
-        "scenario", "wall s", "packets", "events", "M pkts/s", "M ev/s"
+        "scenario",
+        "wall s",
+        "packets",
+        "events",
+        "M pkts/s",
+        "M ev/s"
     );
     let tmp = std::env::temp_dir().join(format!("rocesim-bench-{}", std::process::id()));
     let out_dir = (args.recorders != Recorders::Off).then_some(tmp.as_path());
@@ -105,7 +130,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
         }
         set.extend(recorder_overrides(args.recorders));
         let mut best: Option<crate::output::Summary> = None;
-        for _ in 0..args.repeat.max(1) {
+        for _ in 0..args.repeat {
             let loaded = load::load_str(text, name, &base, name, &set)?;
             let mut cfg = crate::scenario::resolve(&loaded)?;
             if args.recorders == Recorders::Off {
@@ -120,7 +145,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
             }
         }
         let s = best.expect("at least one run");
-        println!(
+        outln!(
             "{:<32} {:>10.3} {:>12} {:>12} {:>10.2} {:>10.2}",
             name,
             s.wall_seconds,

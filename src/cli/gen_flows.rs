@@ -89,8 +89,25 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
         &shifted
     };
     let total: u64 = cfg.flows.iter().map(|f| f.size).sum();
+    // Check every destination before writing any, so a bad one leaves nothing.
     if let Some(p) = &args.topology_out {
-        write_atomic(p, format_topology(&cfg.topo.spec).as_bytes())?;
+        check_dest("--topology-out", p)?;
+    }
+    if let Some(out) = &args.out {
+        match format {
+            FlowFormat::Both => {
+                check_dest("--out", &out.with_extension("csv"))?;
+                check_dest("--out", &out.with_extension("txt"))?;
+            }
+            _ => check_dest("--out", out)?,
+        }
+    }
+    if let Some(p) = &args.topology_out {
+        write_atomic(
+            "--topology-out",
+            p,
+            format_topology(&cfg.topo.spec).as_bytes(),
+        )?;
     }
     let Some(out) = &args.out else {
         let text = match format {
@@ -106,14 +123,18 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
             }
         };
         let mut stdout = std::io::stdout().lock();
-        return stdout
+        return match stdout
             .write_all(text.as_bytes())
             .and_then(|_| stdout.flush())
-            .map_err(|e| Error::io("<stdout>", e));
+        {
+            // `gen-flows | head`: the reader has all it wants, as for any Unix tool.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.map_err(|e| Error::io("<stdout>", e)),
+        };
     };
     let mut written = Vec::new();
     let mut write = |path: PathBuf, text: String| -> Result<(), Error> {
-        write_atomic(&path, text.as_bytes())?;
+        write_atomic("--out", &path, text.as_bytes())?;
         written.push(path.display().to_string());
         Ok(())
     };
@@ -137,31 +158,51 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn write_atomic(path: &Path, data: &[u8]) -> Result<(), Error> {
-    let dir = match path.parent() {
+/// `path` (from `flag`) can be written: it names a file in an existing directory
+/// and is not a directory itself.
+fn check_dest(flag: &str, path: &Path) -> Result<(), InputError> {
+    let bad = |msg: String| InputError::new(flag, "", msg);
+    if path.is_dir() {
+        return Err(bad(format!(
+            "{} is a directory (valid: a file name, e.g. {})",
+            path.display(),
+            path.join("out.txt").display()
+        )));
+    }
+    if path.file_name().is_none() {
+        return Err(bad(format!("{} is not a file name", path.display())));
+    }
+    let dir = parent_dir(path);
+    if !dir.is_dir() {
+        let what = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(bad(format!(
+            "cannot write {}: {} {what}",
+            path.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
+    }
+}
+
+fn write_atomic(flag: &str, path: &Path, data: &[u8]) -> Result<(), Error> {
+    check_dest(flag, path)?;
     let name = path
         .file_name()
-        .ok_or_else(|| {
-            InputError::new(
-                "--out",
-                "",
-                format!("{} is not a file name", path.display()),
-            )
-        })?
+        .expect("checked")
         .to_string_lossy()
         .into_owned();
-    if !dir.is_dir() {
-        return Err(InputError::new(
-            "--out",
-            "",
-            format!("directory {} does not exist", dir.display()),
-        )
-        .into());
-    }
-    AtomicFile::write_all_to(dir, &name, data)
+    AtomicFile::write_all_to(parent_dir(path), &name, data).map_err(|e| super::flag_error(flag, e))
 }
 
 #[cfg(test)]

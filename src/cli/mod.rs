@@ -1,10 +1,22 @@
 //! The `rocesim` command line.
 
+/// `println!` that, like a Unix tool, stays quiet when the reader has gone
+/// (`rocesim reproduce --list | head -1`): no "Broken pipe" panic.
+macro_rules! outln {
+    () => {
+        $crate::cli::print_out("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod bench;
 mod compare;
 pub mod gen_flows;
 mod import_ns3;
 mod model;
+mod out_dir;
 mod report;
 mod reproduce;
 mod run;
@@ -32,8 +44,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare runs: every figure with one series per run, headline numbers side by side.
     Compare(compare::CompareArgs),
-    /// Check a scenario (files, fields, topology, flows) without running it.
-    Validate(ScenarioArgs),
+    /// Check a scenario (files, fields, topology, flows, limits) without running it.
+    Validate(ValidateArgs),
     /// Measure simulator speed (packet transmissions and events per second).
     Bench(bench::BenchArgs),
     /// Write the flows a scenario would simulate (CSV and/or ns-3 flow file).
@@ -58,6 +70,36 @@ pub struct ScenarioArgs {
     pub set: Vec<String>,
 }
 
+/// Limits against runaway runs (docs/scenario.md#limits).
+#[derive(clap::Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Stop with an error when the simulated clock passes this (default 10s).
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_delta)]
+    pub max_sim_time: Option<crate::units::Delta>,
+    /// Stop with an error when the output files together pass this size
+    /// (default 2GB).
+    #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_bytes)]
+    pub max_output: Option<u64>,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> crate::sim::limits::Limits {
+        let d = crate::sim::limits::Limits::default();
+        crate::sim::limits::Limits {
+            max_sim_time: self.max_sim_time.unwrap_or(d.max_sim_time),
+            max_output_bytes: self.max_output.unwrap_or(d.max_output_bytes),
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -79,6 +121,12 @@ pub struct RunArgs {
     /// (as `rocesim report OUT`).
     #[arg(long)]
     pub report: bool,
+    /// Reuse an output directory that holds a previous run: its files are
+    /// replaced (files rocesim did not write are never deleted; the run refuses).
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// Prints to stdout; a closed pipe (`| head`) is not an error.
@@ -87,9 +135,67 @@ pub(crate) fn print_out(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
+/// What went wrong with an OS call on a path the user named, in words (no
+/// "(os error N)").
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::PermissionDenied => "permission denied".into(),
+        K::NotFound => "no such file or directory".into(),
+        K::AlreadyExists => "it already exists".into(),
+        K::NotADirectory => "a part of the path is a file, not a directory".into(),
+        K::IsADirectory => "it is a directory".into(),
+        K::ReadOnlyFilesystem => "read-only file system".into(),
+        K::StorageFull => "no space left on device".into(),
+        K::QuotaExceeded => "disk quota exceeded".into(),
+        _ => {
+            let t = e.to_string();
+            match t.find(" (os error") {
+                Some(i) => t[..i].to_lowercase(),
+                None => t,
+            }
+        }
+    }
+}
+
+/// An I/O failure writing where `flag` pointed, as a one-line input error naming
+/// the flag and the path (exit code 2); other errors pass through.
+pub(crate) fn flag_error(flag: &str, e: crate::error::Error) -> crate::error::Error {
+    match e {
+        crate::error::Error::Io { path: p, source } => {
+            let msg = format!("cannot write {}: {}", p.display(), io_reason(&source));
+            crate::error::InputError::new(flag, "", msg).into()
+        }
+        other => other,
+    }
+}
+
+/// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: remove the temporary files of the
+/// outputs being written (and the empty run directory made for them), then exit
+/// with 128 + the signal number (130, 143, 129), as shells report it.
+fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            crate::output::remove_all_temporaries();
+            let name = match sig {
+                SIGINT => "SIGINT",
+                SIGTERM => "SIGTERM",
+                _ => "SIGHUP",
+            };
+            eprintln!("\nerror: interrupted by {name}; no output written");
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
 /// Parses arguments, runs the command, and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    clean_up_on_signals();
     let res = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report::report(&a),

@@ -91,7 +91,7 @@ fn parse_delta(flag: &str, v: &str) -> Result<Delta, InputError> {
 
 fn print(lines: Vec<String>) {
     for l in lines {
-        println!("{l}");
+        outln!("{l}");
     }
 }
 

@@ -30,21 +30,38 @@ pub struct ReproduceArgs {
     /// figures go to a `reproduction/` folder beside it), e.g. docs/REPRODUCTION.md.
     #[arg(long)]
     pub doc: Option<PathBuf>,
+    /// Overwrite --doc FILE even if it is not a reproduction document.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     if a.list || (a.id.is_none() && !a.all) {
-        println!("{:<18} {:<22} title", "id", "source");
+        outln!("{:<18} {:<22} title", "id", "source");
         for e in reproduce::all() {
-            println!("{:<18} {:<22} {}", e.id(), e.source(), e.title());
+            outln!("{:<18} {:<22} {}", e.id(), e.source(), e.title());
         }
         if !a.list {
-            println!("\nrun one with: rocesim reproduce <id> [--quick]");
+            outln!("\nrun one with: rocesim reproduce <id> [--quick]");
         }
         return Ok(());
     }
     if a.jobs == Some(0) {
         return Err(InputError::new("--jobs", "", "must be at least 1").into());
+    }
+    if let Some(doc) = &a.doc {
+        reproduce::check_doc(doc, a.force)?;
+    }
+    if let Some(s) = &a.scenarios
+        && !s.is_dir()
+    {
+        let msg = format!(
+            "{} is not a directory (valid: the directory holding the experiments' scenario \
+             folders, e.g. {})",
+            s.display(),
+            reproduce::default_scenarios_dir().display()
+        );
+        return Err(InputError::new("--scenarios", "", msg).into());
     }
     let exps = match &a.id {
         Some(id) => vec![reproduce::find(id)?],
@@ -65,6 +82,10 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
             .unwrap_or_else(reproduce::default_scenarios_dir),
         progress: true,
     };
+    // Every experiment's files first: a missing one fails before anything runs.
+    for exp in &exps {
+        reproduce::check_scenarios(*exp, a.quick, &opts.scenarios)?;
+    }
     let mut done = Vec::new();
     for exp in exps {
         let id = exp.id();
@@ -77,7 +98,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
         let started = std::time::Instant::now();
         let (analysis, dir) = reproduce::reproduce(exp, &opts)?;
         for r in &analysis.rows {
-            println!(
+            outln!(
                 "  [{:<7}] {}: paper {} | ours {}",
                 r.verdict.label(),
                 r.metric,
@@ -85,7 +106,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
                 r.ours
             );
         }
-        println!(
+        outln!(
             "{id}: {} in {:.0} s -> {}",
             Verdict::overall(&analysis.rows).label(),
             started.elapsed().as_secs_f64(),
@@ -95,7 +116,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     }
     if let Some(doc) = &a.doc {
         reproduce::write_doc(doc, &done, a.quick)?;
-        println!("wrote {}", doc.display());
+        outln!("wrote {}", doc.display());
     }
     Ok(())
 }

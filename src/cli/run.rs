@@ -1,6 +1,6 @@
 //! `rocesim run` and `rocesim validate`.
 
-use super::{RunArgs, ScenarioArgs};
+use super::{RunArgs, ScenarioArgs, ValidateArgs};
 use crate::error::{Error, InputError};
 use crate::output::RunOutputs;
 use crate::scenario::{self, RunConfig, load};
@@ -47,9 +47,11 @@ pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, 
     Ok(scenario::resolve(&loaded)?)
 }
 
-pub fn validate(args: &ScenarioArgs) -> Result<(), Error> {
-    let cfg = load(args)?;
-    println!(
+pub fn validate(args: &ValidateArgs) -> Result<(), Error> {
+    let cfg = load(&args.scenario)?;
+    // A run writes files: check the output volume too.
+    crate::sim::limits::check_before(&cfg, &args.limits.limits(), true)?;
+    outln!(
         "{}: ok: {} hosts, {} switches, {} links, {} flows, cc = {}, profile = {:?}",
         cfg.source,
         cfg.topo.hosts.len(),
@@ -72,11 +74,16 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
-    InputError::check_out_dir(&out)?;
+    let limits = args.limits.limits();
+    // Refuse a hopeless scenario before touching the output directory.
+    crate::sim::limits::check_before(&cfg, &limits, true)?;
+    let dir = super::out_dir::prepare("--out", &out, args.force)?;
     let name = cfg.name.clone();
     let stop = cfg.stop;
     let opts = RunOptions {
         seed: args.seed,
+        limits,
+        replace: dir.stale.clone(),
         ..RunOptions::default()
     };
     let bar = if args.quiet {
@@ -103,7 +110,17 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     };
     let res = crate::run(cfg, &opts, Some(&out), &mut progress);
     bar.finish_and_clear();
-    let outputs = res?;
+    let outputs = match res {
+        Ok(o) => o,
+        Err(e) => {
+            dir.abandon();
+            return Err(match e {
+                // Writing failed mid-run (e.g. the disk filled): name the flag.
+                e @ Error::Io { .. } => super::flag_error("--out", e),
+                e => e,
+            });
+        }
+    };
     if !args.quiet {
         print_table(&name, &out, &outputs);
     }
@@ -118,7 +135,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
 
 fn print_table(name: &str, out: &Path, o: &RunOutputs) {
     let s = &o.summary;
-    println!("{name}: results in {}", out.display());
+    outln!("{name}: results in {}", out.display());
     let rows: Vec<(&str, String)> = vec![
         (
             "flows completed",
@@ -161,6 +178,6 @@ fn print_table(name: &str, out: &Path, o: &RunOutputs) {
     ];
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     for (k, v) in rows {
-        println!("  {k:<w$}  {v}");
+        outln!("  {k:<w$}  {v}");
     }
 }

@@ -90,11 +90,12 @@ pub fn thresholds(a: &ThresholdsArgs) -> Result<(), Error> {
         t_flight,
     };
     let c = a.classes;
-    println!(
+    outln!(
         "DCQCN §4 thresholds: B = {buffer} B, n = {} ports at {rate}, {c} lossless classes, MTU {} B",
-        a.ports, a.mtu
+        a.ports,
+        a.mtu
     );
-    println!("  t_flight  = {:>10}  ({t_flight} B; {how})", kb(t_flight));
+    outln!("  t_flight  = {:>10}  ({t_flight} B; {how})", kb(t_flight));
     let Some(t_pfc) = s.t_pfc_static() else {
         return Err(bad(
             "--buffer",
@@ -104,7 +105,7 @@ pub fn thresholds(a: &ThresholdsArgs) -> Result<(), Error> {
             ),
         ));
     };
-    println!(
+    outln!(
         "  t_PFC    <= {:>10}  ({t_pfc} B; static, (B - {c} n t_flight) / ({c} n))",
         kb(t_pfc)
     );
@@ -114,19 +115,19 @@ pub fn thresholds(a: &ThresholdsArgs) -> Result<(), Error> {
     } else {
         "feasible"
     };
-    println!(
+    outln!(
         "  t_ECN    <  {:>10}  ({t_ecn} B; static, t_PFC / n: {note})",
         kb(t_ecn)
     );
     if let Some(beta) = a.beta {
         let full = s.t_pfc_dynamic(beta, 0).expect("t_PFC exists");
-        println!(
+        outln!(
             "  t_PFC     = beta (B - {c} n t_flight - s) / {c} = {} at s = 0 (alpha = {} of the free buffer)",
             kb(full),
             s.alpha_for_beta(beta)
         );
         let e = s.t_ecn_dynamic(beta).expect("t_PFC exists");
-        println!(
+        outln!(
             "  t_ECN    <  {:>10}  ({e} B; dynamic, beta = {beta}: beta (B - {c} n t_flight) / ({c} n (beta + 1)))",
             kb(e)
         );

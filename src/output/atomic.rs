@@ -1,11 +1,73 @@
 //! Output files written atomically: rows go to a hidden temporary file in the
 //! target directory, which is renamed over the final name on `commit`. Dropping an
 //! uncommitted file removes the temporary, so failures leave nothing half-written.
+//!
+//! Every temporary is also listed in a process-wide registry, so that a signal
+//! (Ctrl-C, SIGTERM: `crate::cli`'s handler) can remove the ones still open
+//! before the process exits ([`remove_all_temporaries`]).
 
 use crate::error::Error;
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporaries of every open [`AtomicFile`] of the process.
+static OPEN: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+fn registry() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
+    // A panic elsewhere while holding the lock leaves a usable set.
+    OPEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Run directories this process created, removed on a signal if still empty.
+static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Notes that this process created `dir` for its outputs.
+pub fn register_created_dir(dir: &Path) {
+    CREATED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir.to_path_buf());
+}
+
+/// Removes the temporary file of every uncommitted [`AtomicFile`], and the empty
+/// directories the process created for them (for a signal handler about to exit
+/// the process); returns how many files it removed. Holds the registry until the
+/// process exits, so no file is created or committed after.
+pub fn remove_all_temporaries() -> usize {
+    let mut open = registry();
+    let n = open
+        .iter()
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count();
+    open.clear();
+    // Innermost first.
+    for d in CREATED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .rev()
+    {
+        let _ = std::fs::remove_dir(d);
+    }
+    std::mem::forget(open);
+    n
+}
+
+/// The bytes the temporary files of this process in `dir` hold on disk.
+pub fn temp_bytes(dir: &Path) -> u64 {
+    let open: Vec<PathBuf> = registry()
+        .iter()
+        .filter(|p| p.parent() == Some(dir))
+        .cloned()
+        .collect();
+    open.iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
 
 pub struct AtomicFile {
     tmp: PathBuf,
@@ -17,7 +79,15 @@ impl AtomicFile {
     pub fn create(dir: &Path, name: &str) -> Result<AtomicFile, Error> {
         let dst = dir.join(name);
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        // Registered before it exists, so a signal cannot leave it behind.
+        registry().insert(tmp.clone());
+        let f = match File::create(&tmp) {
+            Ok(f) => f,
+            Err(e) => {
+                registry().remove(&tmp);
+                return Err(Error::io(&dst, e));
+            }
+        };
         Ok(AtomicFile {
             tmp,
             dst,
@@ -30,15 +100,22 @@ impl AtomicFile {
         Error::io(&self.dst, e)
     }
 
-    /// Flushes and renames the file into place.
+    /// Flushes and renames the file into place. On failure the temporary is
+    /// removed.
     pub fn commit(mut self) -> Result<(), Error> {
         let w = self.w.take().expect("not yet committed");
-        let f = w
+        let res = w
             .into_inner()
-            .map_err(|e| Error::io(&self.dst, e.into_error()))?;
-        f.sync_all().map_err(|e| Error::io(&self.dst, e))?;
-        drop(f);
-        std::fs::rename(&self.tmp, &self.dst).map_err(|e| Error::io(&self.dst, e))
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .and_then(|_| std::fs::rename(&self.tmp, &self.dst))
+            .map_err(|e| Error::io(&self.dst, e));
+        let mut open = registry();
+        if res.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        open.remove(&self.tmp);
+        res
     }
 
     /// Writes the whole file in one go.
@@ -61,7 +138,9 @@ impl Write for AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.w.take().is_some() {
+            let mut open = registry();
             let _ = std::fs::remove_file(&self.tmp);
+            open.remove(&self.tmp);
         }
     }
 }

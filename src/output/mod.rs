@@ -1,7 +1,8 @@
 //! Recorders and run outputs.
 //!
-//! A run directory holds `fct.csv`, `pfc.csv`, `queue.csv`, `summary.json` and
-//! `scenario.toml` (the effective scenario), plus what `[output]` turns on:
+//! A run directory holds `fct.csv`, `pfc.csv`, `queue.csv`, `summary.json`,
+//! `timing.json` (wall-clock measurements) and `scenario.toml` (the effective
+//! scenario), plus what `[output]` turns on:
 //! `queue_hist.csv` (on by default), `link_util.csv`, `flow_rates.csv` and
 //! `latency_hist.csv` (on by default for flows under 100KB), and with
 //! `fct_format = "ns3"` the HPCC ns-3 simulator's `fct.txt`, `pfc.txt` and
@@ -12,7 +13,7 @@
 //! bounded on long runs; files are renamed into place only when the run succeeds:
 //! a failed run leaves no half-written output. Numbers are formatted
 //! deterministically, so the same scenario and seed give byte-identical files
-//! (except the wall-clock keys of summary.json). The extra recorders run only when
+//! (except timing.json, which measures the machine). The extra recorders run only when
 //! the run writes a directory.
 
 mod atomic;
@@ -21,14 +22,42 @@ pub mod ns3;
 pub mod series;
 mod summary;
 
-pub use atomic::AtomicFile;
+pub use atomic::{AtomicFile, register_created_dir, remove_all_temporaries};
 pub use series::{FlowCounters, PortCounters};
-pub use summary::{PfcHeadline, Summary, SummaryInput, percentile};
+pub use summary::{PfcHeadline, Summary, SummaryInput, Timing, percentile};
 
 use crate::error::Error;
 use crate::units::{Delta, SimTime};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// Every file and directory `rocesim run` (and `rocesim report`) may write in
+/// a run directory. `run --force` removes these, and only these, from a reused
+/// directory (plus hidden temporary files of an interrupted run).
+pub const RUN_FILES: &[&str] = &[
+    "fct.csv",
+    "pfc.csv",
+    "queue.csv",
+    "summary.json",
+    "timing.json",
+    "scenario.toml",
+    "queue_hist.csv",
+    "latency_hist.csv",
+    "flow_rates.csv",
+    "link_util.csv",
+    "pfc_ports.csv",
+    "pfc_diagnostics.json",
+    "fct.txt",
+    "pfc.txt",
+    "qlen.txt",
+    "report.html",
+    "figures",
+];
+
+/// Whether `name` is a temporary file [`AtomicFile`] writes (`.NAME.PID.tmp`).
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp")
+}
 
 /// One completed flow.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,6 +170,8 @@ pub struct Recorder {
     latency: Option<(Vec<bool>, hist::CountHist)>,
     /// The ns-3 simulator's files (`output.fct_format = "ns3"`).
     ns3: Option<ns3::Ns3Files>,
+    /// A previous run's files, removed just before this run's are moved in.
+    replace: Vec<PathBuf>,
 }
 
 impl Recorder {
@@ -164,6 +195,7 @@ impl Recorder {
             flow_rates: None,
             latency: None,
             ns3: None,
+            replace: Vec::new(),
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
@@ -225,6 +257,18 @@ impl Recorder {
         }
         self.watched = watched;
         Ok(())
+    }
+
+    /// Files (or directories) of a previous run to remove just before this
+    /// run's files are moved in (`run --force`); a failed run leaves them.
+    pub fn replace_on_commit(&mut self, stale: Vec<PathBuf>) {
+        self.replace = stale;
+    }
+
+    /// The bytes this run's output files hold so far on disk (the temporary
+    /// files; each may hold up to 64 KB more in its buffer).
+    pub fn output_bytes(&self) -> u64 {
+        self.dir.as_deref().map_or(0, atomic::temp_bytes)
     }
 
     /// Whether qlen.txt is written.
@@ -391,6 +435,9 @@ impl Recorder {
             let mut s = AtomicFile::create(dir, "summary.json")?;
             let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
             writeln!(s, "{json}").map_err(|e| s.err(e))?;
+            let mut t = AtomicFile::create(dir, "timing.json")?;
+            let json = serde_json::to_string_pretty(&Timing::of(&summary)).expect("serializes");
+            writeln!(t, "{json}").map_err(|e| t.err(e))?;
             let mut files = vec![
                 self.fct_file.take(),
                 self.pfc_file.take(),
@@ -400,6 +447,7 @@ impl Recorder {
                 self.write_queue_hist(dir, input.end)?,
                 self.write_latency_hist(dir)?,
                 Some(s),
+                Some(t),
             ];
             if let Some(n) = self.ns3.take() {
                 files.extend(n.into_files().into_iter().map(Some));
@@ -413,6 +461,19 @@ impl Recorder {
                 let mut f = AtomicFile::create(dir, "scenario.toml")?;
                 f.write_all(text.as_bytes()).map_err(|e| f.err(e))?;
                 files.push(Some(f));
+            }
+            for p in &self.replace {
+                let res = if p.is_dir() {
+                    std::fs::remove_dir_all(p)
+                } else {
+                    std::fs::remove_file(p)
+                };
+                match res {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::io(p, e));
+                    }
+                    _ => {}
+                }
             }
             for f in files.into_iter().flatten() {
                 f.commit()?;

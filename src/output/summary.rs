@@ -44,8 +44,10 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// Keys in file order. `wall_seconds` and the per-second rates measure the machine
-/// and differ between runs; every other key is deterministic.
+/// Keys in file order; every key is deterministic. The machine measurements
+/// (`wall_seconds` and the per-second rates) are kept for the caller but written
+/// to timing.json ([`Timing`]), so that summary.json is byte-identical between
+/// runs of the same scenario and seed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub flows_total: usize,
@@ -82,9 +84,31 @@ pub struct Summary {
     pub peak_packets_in_flight: usize,
     pub peak_pending_events: usize,
     pub sim_seconds: f64,
+    #[serde(skip)]
+    pub wall_seconds: f64,
+    #[serde(skip)]
+    pub events_per_second: f64,
+    #[serde(skip)]
+    pub packets_per_second: f64,
+}
+
+/// timing.json: how fast this machine ran the simulation. The only output file
+/// that differs between runs of the same scenario and seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
     pub wall_seconds: f64,
     pub events_per_second: f64,
     pub packets_per_second: f64,
+}
+
+impl Timing {
+    pub fn of(s: &Summary) -> Timing {
+        Timing {
+            wall_seconds: s.wall_seconds,
+            events_per_second: s.events_per_second,
+            packets_per_second: s.packets_per_second,
+        }
+    }
 }
 
 impl Summary {

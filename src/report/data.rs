@@ -133,7 +133,8 @@ impl RunData {
 }
 
 /// The files a run directory may hold that the report reads or makes.
-const KNOWN: [&str; 12] = [
+const KNOWN: [&str; 13] = [
+    "timing.json",
     "fct.csv",
     "pfc.csv",
     "queue.csv",

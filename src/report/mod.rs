@@ -16,7 +16,7 @@ pub mod html;
 pub mod ns3_series;
 pub mod stats;
 
-use crate::error::Error;
+use crate::error::{Error, InputError};
 use crate::output::AtomicFile;
 use data::{FctRow, RunData};
 use figures::Fig;
@@ -279,6 +279,31 @@ pub fn write_all(
     Ok((out.join(page_name), written))
 }
 
+/// `--dport` must select some flow of the run: naming the ports the run has.
+pub fn check_dport(run: &RunData, dport: Option<u16>, dir: &Path) -> Result<(), Error> {
+    let Some(d) = dport else {
+        return Ok(());
+    };
+    if run.fct.iter().any(|f| f.dport == Some(d)) {
+        return Ok(());
+    }
+    let ports: std::collections::BTreeSet<u16> = run.fct.iter().filter_map(|f| f.dport).collect();
+    let valid = if ports.is_empty() {
+        "none: its fct.csv has no flow with a destination port".to_string()
+    } else {
+        ports
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let msg = format!(
+        "no completed flow of {} goes to port {d} (valid: {valid})",
+        dir.display()
+    );
+    Err(InputError::new("--dport", "", msg).into())
+}
+
 /// `rocesim report RUN_DIR`: report.html, figures, and the terminal table.
 pub fn report(dir: &Path, opts: &ReportOptions) -> Result<Written, Error> {
     let label = dir
@@ -286,6 +311,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<Written, Error> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| dir.display().to_string());
     let run = data::load_run(dir, label)?;
+    check_dport(&run, opts.dport, dir)?;
     let runs = [&run];
     let figs = vec![
         figures::fct_slowdown(&runs, opts.step, opts.dport, None),
@@ -363,17 +389,7 @@ fn report_page(
         .summary
         .0
         .iter()
-        .map(|(k, v)| {
-            let note = if matches!(
-                k.as_str(),
-                "wall_seconds" | "events_per_second" | "packets_per_second"
-            ) {
-                " (machine-dependent)"
-            } else {
-                ""
-            };
-            vec![format!("{k}{note}"), v.to_string()]
-        })
+        .map(|(k, v)| vec![k.clone(), v.to_string()])
         .collect();
     b += &html::table(&["key".into(), "value".into()], &rows);
     if let Some(d) = &run.pfc_diagnostics {

@@ -161,9 +161,10 @@ pub struct ReproduceOptions {
 /// Runs one experiment end to end; returns its analysis and output directory.
 pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis, PathBuf), Error> {
     let dir = o.out.join(exp.id());
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let specs = exp.runs(o.quick);
-    // Load everything first, so a bad file fails before any run starts.
+    // Load everything first, so a bad file fails before any run starts (or any
+    // directory is created).
+    check_scenarios(exp, o.quick, &o.scenarios)?;
     let mut loaded = Vec::new();
     for spec in &specs {
         let path = o.scenarios.join(exp.id()).join(&spec.scenario);
@@ -171,6 +172,7 @@ pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis
         let cfg = scenario::resolve(&l)?;
         loaded.push((spec.clone(), cfg));
     }
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(o.jobs.max(1))
         .build()
@@ -298,7 +300,7 @@ pub fn write_doc(
         );
         sections.insert(exp.id().to_string(), md);
     }
-    let mut out = String::from(DOC_HEADER);
+    let mut out = format!("{DOC_MARKER}\n{DOC_HEADER}");
     let _ = writeln!(
         out,
         "| experiment | source | verdict | scale |\n|---|---|---|---|"
@@ -341,6 +343,57 @@ pub fn write_doc(
             .unwrap_or_default(),
         out.as_bytes(),
     )
+}
+
+/// Every scenario file `exp` needs is in `scenarios` (`--scenarios`).
+pub fn check_scenarios(
+    exp: &dyn Experiment,
+    quick: bool,
+    scenarios: &Path,
+) -> Result<(), InputError> {
+    for spec in exp.runs(quick) {
+        let path = scenarios.join(exp.id()).join(&spec.scenario);
+        if !path.is_file() {
+            let msg = format!(
+                "no scenario {} for experiment {} (valid: the directory holding the \
+                 experiments' scenario folders, e.g. {})",
+                path.display(),
+                exp.id(),
+                default_scenarios_dir().display()
+            );
+            return Err(InputError::new("--scenarios", "", msg));
+        }
+    }
+    Ok(())
+}
+
+/// The line that marks a file as a reproduction document `--doc` may rewrite.
+pub const DOC_MARKER: &str = "<!-- written by `rocesim reproduce --doc`: sections are replaced when experiments are re-run -->";
+
+/// Whether `--doc FILE` may be (re)written: it does not exist yet, or it is a
+/// reproduction document (it holds [`DOC_MARKER`], or begins with the title
+/// documents had before the marker).
+pub fn check_doc(doc: &Path, force: bool) -> Result<(), InputError> {
+    if doc.is_dir() {
+        let msg = format!(
+            "{} is a directory (valid: a Markdown file name)",
+            doc.display()
+        );
+        return Err(InputError::new("--doc", "", msg));
+    }
+    if force || !doc.exists() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(doc).unwrap_or_default();
+    if text.lines().any(|l| l == DOC_MARKER) || text.starts_with("# Reproducing the papers\n") {
+        return Ok(());
+    }
+    let msg = format!(
+        "{} exists and is not a reproduction document (it lacks the line {DOC_MARKER:?}); \
+         give a new file, or --force to overwrite it",
+        doc.display()
+    );
+    Err(InputError::new("--doc", "", msg))
 }
 
 const DOC_HEADER: &str = "# Reproducing the papers\n\n\

@@ -304,16 +304,18 @@ fn find_file(config_dir: &Path, name: &str) -> Option<PathBuf> {
         .find(|c| c.exists())
 }
 
+/// `p` as an absolute path (canonical when it exists).
+pub fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    })
+}
+
 /// `target` relative to directory `from` (both made absolute first).
 pub fn relative_to(target: &Path, from: &Path) -> PathBuf {
-    let abs = |p: &Path| {
-        std::fs::canonicalize(p).unwrap_or_else(|_| {
-            std::env::current_dir()
-                .map(|d| d.join(p))
-                .unwrap_or_else(|_| p.to_path_buf())
-        })
-    };
-    let (t, f) = (abs(target), abs(from));
+    let (t, f) = (absolute(target), absolute(from));
     let tc: Vec<Component> = t.components().collect();
     let fc: Vec<Component> = f.components().collect();
     let common = tc.iter().zip(&fc).take_while(|(a, b)| a == b).count();
@@ -366,7 +368,7 @@ fn path_str(p: &Path) -> String {
 
 /// Imports the ns-3 config `text` (read from `config`) into a scenario to be
 /// written at `out` (paths in it are relative to `out`'s directory).
-pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputError> {
+pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported, InputError> {
     let file = config.display().to_string();
     let mut warnings = Vec::new();
     let p = parse_config(&file, text, &mut warnings);
@@ -379,10 +381,17 @@ pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputEr
             ));
         }
     };
-    let out_dir = out
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    // Paths relative to the scenario's directory; absolute when it is printed
+    // (its reader may save it anywhere).
+    let out_dir = out.map(|o| {
+        o.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    });
+    let place = |target: &Path| match out_dir {
+        Some(d) => relative_to(target, d),
+        None => absolute(target),
+    };
     let config_dir = config
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -436,7 +445,7 @@ pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputEr
     writeln!(
         s,
         "\n[topology]\nkind = \"ns3\"\nfile = {}",
-        path_str(&relative_to(&topo, out_dir))
+        path_str(&place(&topo))
     )
     .ok();
 
@@ -665,12 +674,7 @@ pub fn import(config: &Path, text: &str, out: &Path) -> Result<Imported, InputEr
     // Workload.
     writeln!(s, "\n[workload]").ok();
     if let Some(f) = &flows {
-        writeln!(
-            s,
-            "ns3_flow_files = [{}]",
-            path_str(&relative_to(f, out_dir))
-        )
-        .ok();
+        writeln!(s, "ns3_flow_files = [{}]", path_str(&place(f))).ok();
         writeln!(s, "ns3_time_offset = \"{offset_s}s\"").ok();
     }
 

@@ -203,6 +203,9 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let cx = Ctx {
         source: &loaded.source,
     };
+    if let Some(name) = &f.name {
+        check_name(name).map_err(|msg| cx.err("name", msg))?;
+    }
     let mut topo = super::topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
     let cc = f.cc.resolve().map_err(|(field, msg)| cx.err(field, msg))?;
     let mut model = resolve_model(f, &cx)?;
@@ -273,6 +276,23 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         output,
         scenario_text: loaded.text.clone(),
     })
+}
+
+/// A scenario `name` names the run directory (`runs/<name>`): one non-empty
+/// path component, so that a run never writes outside `runs/` or into it.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let bad = name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\', '\0'])
+        || name.trim() != name;
+    if bad {
+        return Err(format!(
+            "{name:?} is not a valid run name (valid: a non-empty file name without '/', '\\' \
+             or surrounding spaces, not \".\" or \"..\", e.g. \"incast-hpcc\")"
+        ));
+    }
+    Ok(())
 }
 
 /// A path from the scenario, relative to the scenario file's directory.

@@ -6,6 +6,7 @@
 //! stays busy, one `TxDone`. Forwarding is in `switching`, the NIC in `hosts`.
 
 mod hosts;
+pub mod limits;
 pub mod mmu_config;
 pub mod ns3_paths;
 pub mod paths;
@@ -170,6 +171,11 @@ pub struct RunOptions {
     /// Sample every active flow's rate, window and delivered bytes at this
     /// interval, in memory (tests and model comparisons).
     pub trace_rates: Option<Delta>,
+    /// Simulated-time and output-volume limits ([`limits`]).
+    pub limits: limits::Limits,
+    /// Files of a previous run in the output directory, removed just before this
+    /// run's files are moved in (`run --force`).
+    pub replace: Vec<std::path::PathBuf>,
 }
 
 pub struct Sim {
@@ -196,6 +202,7 @@ pub struct Sim {
     /// Egress ports the per-port recorders watch (`output.queue_ports`).
     watched_ports: Vec<(u32, u16)>,
     trace_rates: Option<Delta>,
+    limits: limits::Limits,
     last_progress: SimTime,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
     diag: pfc_diag::PfcDiag,
@@ -207,9 +214,7 @@ pub struct Sim {
     visit_epoch: u32,
 }
 
-/// How long no flow may make progress, while flows are active, before the run is
-/// stopped as stalled.
-const STALL_LIMIT: Delta = Delta::from_ms(100);
+use limits::STALL_LIMIT;
 
 impl Sim {
     /// Builds the network and flows. `rec` receives the outputs.
@@ -391,6 +396,7 @@ impl Sim {
             rec,
             watched_ports,
             trace_rates: opts.trace_rates,
+            limits: opts.limits,
             last_progress: SimTime::ZERO,
             diag,
             xoff_forever,
@@ -450,11 +456,21 @@ impl Sim {
                 self.q.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
+        let limit = SimTime(self.limits.max_sim_time.ps());
         let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
         let total = self.flows.len();
         let mut stalled = None;
+        let mut over: Option<crate::error::InputError> = None;
         while let Some((now, ev)) = self.q.pop() {
             if now > stop {
+                break;
+            }
+            if now > limit {
+                over = Some(limits::sim_time_exceeded(
+                    &self.cfg,
+                    &self.limits,
+                    total - self.flows_done,
+                ));
                 break;
             }
             match ev.unpack() {
@@ -486,6 +502,15 @@ impl Sim {
             }
             if self.q.processed() & 0xffff == 0 {
                 progress(now, self.flows_done, total);
+                if self.flows_done < self.next_flow && now.since(self.last_progress) > STALL_LIMIT {
+                    stalled = Some(now);
+                    break;
+                }
+                let bytes = self.rec.output_bytes();
+                if bytes > self.limits.max_output_bytes {
+                    over = Some(limits::output_exceeded(&self.cfg, &self.limits, now, bytes));
+                    break;
+                }
             }
         }
         let end = self.q.now();
@@ -493,13 +518,19 @@ impl Sim {
         if self.diag.deadlock.is_some() {
             return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
         }
+        if over.is_none() {
+            // Short runs end between checks.
+            let bytes = self.rec.output_bytes();
+            if bytes > self.limits.max_output_bytes {
+                over = Some(limits::output_exceeded(&self.cfg, &self.limits, end, bytes));
+            }
+        }
+        if let Some(e) = over {
+            return Err(e.into());
+        }
         if let Some(t) = stalled {
-            return Err(Error::Sim(format!(
-                "{}: no flow made progress for {STALL_LIMIT} (at {t}); {} of {total} flows unfinished \
-                 (a PFC deadlock or a lost-packet stall; see pfc.csv)",
-                self.cfg.source,
-                total - self.flows_done
-            )));
+            let unfinished = total - self.flows_done;
+            return Err(limits::stalled(&self.cfg, t, unfinished).into());
         }
         self.finish(end, wall.elapsed().as_secs_f64())
     }

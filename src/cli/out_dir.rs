@@ -1,0 +1,177 @@
+//! The run directory of `rocesim run --out DIR`: fresh, or reused with `--force`.
+//!
+//! Rules (README "Run directories"):
+//! * DIR must be a directory we can create and write in; otherwise a one-line
+//!   error naming `--out` and the path (exit code 2), before anything runs.
+//! * A directory that holds files is refused unless `--force` is given. With
+//!   `--force`, the previous run's files that rocesim writes
+//!   ([`crate::output::RUN_FILES`], and hidden temporaries of an interrupted run)
+//!   are removed just before the new ones are moved in, so a run that fails
+//!   leaves the previous run intact. Files rocesim does not know are never
+//!   deleted: the run is refused, naming them.
+//! * A directory the run created is removed again if the run fails.
+
+use super::io_reason;
+use crate::error::InputError;
+use crate::output::{RUN_FILES, is_temp_name};
+use std::path::{Path, PathBuf};
+
+/// A checked run directory.
+#[derive(Debug)]
+pub struct OutDir {
+    /// The directories the run made, outermost first (removed if it fails).
+    pub created: Vec<PathBuf>,
+    /// The previous run's files to remove before the new ones are moved in.
+    pub stale: Vec<PathBuf>,
+}
+
+impl OutDir {
+    /// Removes the directories this run created, if they are still empty.
+    pub fn abandon(&self) {
+        for d in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
+/// At most this many names in a message.
+const SHOW: usize = 5;
+
+fn names(v: &[String]) -> String {
+    let mut s = v.iter().take(SHOW).cloned().collect::<Vec<_>>().join(", ");
+    if v.len() > SHOW {
+        s += &format!(" and {} more", v.len() - SHOW);
+    }
+    s
+}
+
+/// Checks (and creates) `dir` for a run, as `flag` (`--out`) names it.
+pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError> {
+    let bad = |msg: String| InputError::new(flag, "", msg);
+    let shown = dir.display();
+    let mut created = Vec::new();
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(bad(format!(
+                "{shown} exists and is not a directory (valid: a new or a run directory)"
+            )));
+        }
+    } else {
+        // Name the part of the path that stops us, e.g. a file where a directory
+        // should be.
+        if let Some(file) = dir.ancestors().skip(1).find(|a| a.is_file()) {
+            return Err(bad(format!(
+                "cannot create {shown}: {} is a file, not a directory",
+                file.display()
+            )));
+        }
+        created = dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        created.reverse();
+        std::fs::create_dir_all(dir)
+            .map_err(|e| bad(format!("cannot create {shown}: {}", io_reason(&e))))?;
+        for d in &created {
+            crate::output::register_created_dir(d);
+        }
+    }
+    // Can we write in it? (A read-only directory fails here, not mid-run.)
+    let probe = dir.join(format!(".rocesim-probe.{}.tmp", std::process::id()));
+    if let Err(e) = std::fs::File::create(&probe) {
+        for d in created.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+        return Err(bad(format!("cannot write in {shown}: {}", io_reason(&e))));
+    }
+    let _ = std::fs::remove_file(&probe);
+    let mut known = Vec::new();
+    let mut unknown = Vec::new();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| bad(format!("cannot read {shown}: {}", io_reason(&e))))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if RUN_FILES.contains(&name.as_str()) || is_temp_name(&name) {
+            known.push(name);
+        } else {
+            unknown.push(name);
+        }
+    }
+    known.sort();
+    unknown.sort();
+    if !unknown.is_empty() {
+        return Err(bad(format!(
+            "{shown} holds files rocesim did not write ({}); give a new directory \
+             (--force replaces only a previous run's files)",
+            names(&unknown)
+        )));
+    }
+    if !known.is_empty() && !force {
+        return Err(bad(format!(
+            "{shown} already holds a run ({}); give a new directory, or --force to replace it",
+            names(&known)
+        )));
+    }
+    Ok(OutDir {
+        created,
+        stale: known.iter().map(|n| dir.join(n)).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rocesim-outdir-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn a_new_directory_is_created_and_removed_when_abandoned() {
+        let d = scratch("new");
+        let o = prepare("--out", &d.join("a/b"), false).unwrap();
+        assert_eq!(o.created, [d.clone(), d.join("a"), d.join("a/b")]);
+        assert!(d.join("a/b").is_dir() && o.stale.is_empty());
+        o.abandon();
+        assert!(!d.exists(), "every directory it made is removed");
+    }
+
+    #[test]
+    fn a_previous_run_needs_force_and_unknown_files_are_refused_even_with_it() {
+        let d = scratch("reuse");
+        std::fs::create_dir_all(d.join("figures")).unwrap();
+        std::fs::write(d.join("fct.csv"), "x").unwrap();
+        std::fs::write(d.join(".queue.csv.7.tmp"), "x").unwrap();
+        let e = prepare("--out", &d, false).unwrap_err().to_string();
+        assert!(e.contains("--force") && e.contains("fct.csv"), "{e}");
+        let o = prepare("--out", &d, true).unwrap();
+        assert_eq!(o.stale.len(), 3);
+        assert!(o.created.is_empty());
+        std::fs::write(d.join("notes.txt"), "mine").unwrap();
+        let e = prepare("--out", &d, true).unwrap_err().to_string();
+        assert!(
+            e.contains("notes.txt") && e.contains("did not write"),
+            "{e}"
+        );
+        assert!(d.join("notes.txt").exists() && d.join("fct.csv").exists());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_file_in_the_path_is_named() {
+        let d = scratch("file");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("afile"), "x").unwrap();
+        let e = prepare("--out", &d.join("afile/sub"), false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--out: cannot create") && e.contains("is a file"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
