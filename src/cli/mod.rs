@@ -7,7 +7,7 @@ mod import_ns3;
 mod model;
 mod report;
 mod reproduce;
-mod run;
+pub mod run;
 mod thresholds;
 
 use clap::{Parser, Subcommand};

@@ -17,13 +17,8 @@ pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
 /// [`load`], with `seed` (from `--seed`) replacing the scenario's `seed` before
 /// the workload generators draw their flows.
 pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, Error> {
-    // The seed goes in as an override so that the effective scenario text (saved
-    // as scenario.toml) names it.
-    let mut set = args.set.clone();
-    if let Some(s) = seed {
-        set.push(format!("seed={s}"));
-    }
-    let mut loaded = match &args.scenario {
+    let set = with_seed(&args.set, seed);
+    let loaded = match &args.scenario {
         Some(path) => {
             if !path.exists() {
                 return Err(InputError::in_file(path, "", "no such scenario file").into());
@@ -41,6 +36,35 @@ pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, 
             )?
         }
     };
+    resolve_seeded(loaded, seed)
+}
+
+/// [`load_seeded`] for scenario text rather than a file (the Python package's
+/// string and dict scenarios): `source` names it in messages, relative paths in it
+/// resolve against `base_dir`, and `stem` is the default experiment name.
+pub fn load_text_seeded(
+    text: &str,
+    source: &str,
+    base_dir: &Path,
+    stem: &str,
+    set: &[String],
+    seed: Option<u64>,
+) -> Result<RunConfig, Error> {
+    let loaded = load::load_str(text, source, base_dir, stem, &with_seed(set, seed))?;
+    resolve_seeded(loaded, seed)
+}
+
+/// The seed goes in as an override so that the effective scenario text (saved as
+/// scenario.toml) names it.
+fn with_seed(set: &[String], seed: Option<u64>) -> Vec<String> {
+    let mut set = set.to_vec();
+    if let Some(s) = seed {
+        set.push(format!("seed={s}"));
+    }
+    set
+}
+
+fn resolve_seeded(mut loaded: load::Loaded, seed: Option<u64>) -> Result<RunConfig, Error> {
     if let Some(s) = seed {
         loaded.file.seed = s;
     }
@@ -72,13 +96,8 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
-    InputError::check_out_dir(&out)?;
     let name = cfg.name.clone();
     let stop = cfg.stop;
-    let opts = RunOptions {
-        seed: args.seed,
-        ..RunOptions::default()
-    };
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -101,7 +120,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
             now.as_us_f64() / 1000.0
         ));
     };
-    let res = crate::run(cfg, &opts, Some(&out), &mut progress);
+    let res = simulate(cfg, args.seed, &out, &mut progress);
     bar.finish_and_clear();
     let outputs = res?;
     if !args.quiet {
@@ -114,6 +133,22 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Runs a loaded scenario into the run directory `out` (created if needed) as
+/// `rocesim run` does; `seed` is the `--seed` given to [`load_seeded`].
+pub fn simulate(
+    cfg: RunConfig,
+    seed: Option<u64>,
+    out: &Path,
+    progress: &mut dyn FnMut(SimTime, usize, usize),
+) -> Result<RunOutputs, Error> {
+    InputError::check_out_dir(out)?;
+    let opts = RunOptions {
+        seed,
+        ..RunOptions::default()
+    };
+    crate::run(cfg, &opts, Some(out), progress)
 }
 
 fn print_table(name: &str, out: &Path, o: &RunOutputs) {
