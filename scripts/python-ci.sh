@@ -11,6 +11,7 @@ py=${PYTHON:-python3}
 venv=target/python-venv
 
 # Debian's python3 has venv only with the python3-venv package.
+SECONDS=0
 rm -rf "$venv"
 if ! "$py" -m venv "$venv" >/dev/null 2>&1; then
     rm -rf "$venv"
@@ -26,9 +27,12 @@ if ! "$py" -m venv "$venv" >/dev/null 2>&1; then
 fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install maturin pytest pandas
+echo "python-ci: venv and pip install maturin pytest pandas: ${SECONDS} s"
+SECONDS=0
 # The extension builds in the repository's target/ (its own subdirectories by
 # crate hash), so dependencies already built by `cargo build --release` are reused.
 CARGO_TARGET_DIR="$root/target" "${pip[@]}" install ./python
+echo "python-ci: pip install ./python: ${SECONDS} s"
 
 # From the repository root, so that python/rocesim (the source, without the
 # compiled extension) does not shadow the installed package.

@@ -10,6 +10,7 @@ that has imported rocesim once. docs/python.md quotes the numbers.
 
 import argparse
 import pathlib
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -29,23 +30,34 @@ a = p.parse_args()
 overrides = dict(s.split("=", 1) for s in a.set)
 sets = [x for s in a.set for x in ("--set", s)]
 tmp = pathlib.Path(tempfile.mkdtemp(prefix="rocesim-overhead-"))
-cli, py, sim_cli, sim_py = [], [], [], []
+
+
+def children_cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+cli, py, sim_cli, sim_py, cpu_cli, cpu_py = [], [], [], [], [], []
 for i in range(a.repeat + 1):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), children_cpu()
     subprocess.run([a.cli, "run", a.scenario, "-q", "--out", str(tmp / "cli"), *sets], check=True)
-    dt_cli = time.perf_counter() - t
-    t = time.perf_counter()
+    dt_cli, dc_cli = time.perf_counter() - t, children_cpu() - c
+    t, c = time.perf_counter(), time.process_time()
     r = rocesim.run(a.scenario, overrides=overrides, out=tmp / "py")
-    dt_py = time.perf_counter() - t
+    dt_py, dc_py = time.perf_counter() - t, time.process_time() - c
     if i == 0:
         continue  # warm-up: page cache, first import of pandas
     cli.append(dt_cli)
     py.append(dt_py)
+    cpu_cli.append(dc_cli)
+    cpu_py.append(dc_py)
     sim_py.append(r.summary["wall_seconds"])
     sim_cli.append(rocesim.load(tmp / "cli").summary["wall_seconds"])
 
-m_cli, m_py = statistics.median(cli), statistics.median(py)
-print(f"{a.scenario} {' '.join(a.set)}: {a.repeat} runs each")
-print(f"  rocesim run (process)   median {m_cli:.4f} s   simulation {statistics.median(sim_cli):.4f} s")
-print(f"  rocesim.run() (call)    median {m_py:.4f} s   simulation {statistics.median(sim_py):.4f} s")
-print(f"  overhead                {100 * (m_py - m_cli) / m_cli:+.1f} %")
+med = statistics.median
+m_cli, m_py, c_cli, c_py = med(cli), med(py), med(cpu_cli), med(cpu_py)
+print(f"{a.scenario} {' '.join(a.set)}: {a.repeat} runs each, medians")
+print("                        wall      CPU       simulation (summary.json wall_seconds)")
+print(f"  rocesim run (process) {m_cli:.4f} s  {c_cli:.4f} s  {med(sim_cli):.4f} s")
+print(f"  rocesim.run() (call)  {m_py:.4f} s  {c_py:.4f} s  {med(sim_py):.4f} s")
+print(f"  overhead              {100 * (m_py - m_cli) / m_cli:+.1f} %   {100 * (c_py - c_cli) / c_cli:+.1f} %")
