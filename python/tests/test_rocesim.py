@@ -173,3 +173,28 @@ def test_the_gil_is_released_while_the_simulation_runs():
     # Holding the GIL would stall this loop for the whole run.
     assert result["seconds"] > 0.02
     assert max(gaps) < max(0.5 * result["seconds"], 0.02), (max(gaps), result["seconds"])
+
+
+CLI = REPO / "target" / "release" / "rocesim"
+
+
+@pytest.mark.skipif(not CLI.is_file(), reason="needs target/release/rocesim (cargo build --release)")
+def test_a_run_writes_the_same_files_as_the_cli_with_the_same_set_and_seed(tmp_path):
+    import subprocess
+
+    sets = {"cc.algorithm": "dcqcn", "workload.incast[0].size": "200KB"}
+    args = [x for k, v in sets.items() for x in ("--set", f"{k}={v}")]
+    subprocess.run(
+        [CLI, "run", QUICKSTART, "-q", "--seed", "5", "--out", tmp_path / "cli", *args], check=True
+    )
+    r = rocesim.run(QUICKSTART, overrides=sets, seed=5, out=tmp_path / "py")
+    for name in ["fct.csv", "queue.csv", "pfc.csv", "scenario.toml", "queue_hist.csv"]:
+        assert (r.dir / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    cli = subprocess.run(
+        [CLI, "run", QUICKSTART, "-q", "--out", tmp_path / "bad", "--set", "cc.no_such_knob=1"],
+        capture_output=True,
+        text=True,
+    )
+    with pytest.raises(ValueError) as e:
+        rocesim.run(QUICKSTART, overrides={"cc.no_such_knob": 1}, out=tmp_path / "bad")
+    assert str(e.value) in cli.stderr
