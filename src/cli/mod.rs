@@ -19,7 +19,7 @@ mod model;
 mod out_dir;
 mod report;
 mod reproduce;
-mod run;
+pub mod run;
 mod thresholds;
 
 use clap::{Parser, Subcommand};

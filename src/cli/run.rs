@@ -17,13 +17,8 @@ pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
 /// [`load`], with `seed` (from `--seed`) replacing the scenario's `seed` before
 /// the workload generators draw their flows.
 pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, Error> {
-    // The seed goes in as an override so that the effective scenario text (saved
-    // as scenario.toml) names it.
-    let mut set = args.set.clone();
-    if let Some(s) = seed {
-        set.push(format!("seed={s}"));
-    }
-    let mut loaded = match &args.scenario {
+    let set = with_seed(&args.set, seed);
+    let loaded = match &args.scenario {
         Some(path) => {
             if !path.exists() {
                 return Err(InputError::in_file(path, "", "no such scenario file").into());
@@ -41,6 +36,35 @@ pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, 
             )?
         }
     };
+    resolve_seeded(loaded, seed)
+}
+
+/// [`load_seeded`] for scenario text rather than a file (the Python package's
+/// string and dict scenarios): `source` names it in messages, relative paths in it
+/// resolve against `base_dir`, and `stem` is the default experiment name.
+pub fn load_text_seeded(
+    text: &str,
+    source: &str,
+    base_dir: &Path,
+    stem: &str,
+    set: &[String],
+    seed: Option<u64>,
+) -> Result<RunConfig, Error> {
+    let loaded = load::load_str(text, source, base_dir, stem, &with_seed(set, seed))?;
+    resolve_seeded(loaded, seed)
+}
+
+/// The seed goes in as an override so that the effective scenario text (saved as
+/// scenario.toml) names it.
+fn with_seed(set: &[String], seed: Option<u64>) -> Vec<String> {
+    let mut set = set.to_vec();
+    if let Some(s) = seed {
+        set.push(format!("seed={s}"));
+    }
+    set
+}
+
+fn resolve_seeded(mut loaded: load::Loaded, seed: Option<u64>) -> Result<RunConfig, Error> {
     if let Some(s) = seed {
         loaded.file.seed = s;
     }
@@ -74,18 +98,8 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
-    let limits = args.limits.limits();
-    // Refuse a hopeless scenario before touching the output directory.
-    crate::sim::limits::check_before(&cfg, &limits, true)?;
-    let dir = super::out_dir::prepare("--out", &out, args.force)?;
     let name = cfg.name.clone();
     let stop = cfg.stop;
-    let opts = RunOptions {
-        seed: args.seed,
-        limits,
-        replace: dir.stale.clone(),
-        ..RunOptions::default()
-    };
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -108,19 +122,19 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
             now.as_us_f64() / 1000.0
         ));
     };
-    let res = crate::run(cfg, &opts, Some(&out), &mut progress);
+    let res = simulate(
+        cfg,
+        args.seed,
+        args.limits.limits(),
+        (&out, args.force),
+        &mut progress,
+    );
     bar.finish_and_clear();
-    let outputs = match res {
-        Ok(o) => o,
-        Err(e) => {
-            dir.abandon();
-            return Err(match e {
-                // Writing failed mid-run (e.g. the disk filled): name the flag.
-                e @ Error::Io { .. } => super::flag_error("--out", e),
-                e => e,
-            });
-        }
-    };
+    let outputs = res.map_err(|e| match e {
+        // Writing failed mid-run (e.g. the disk filled): name the flag.
+        e @ Error::Io { .. } => super::flag_error("--out", e),
+        e => e,
+    })?;
     if !args.quiet {
         print_table(&name, &out, &outputs);
     }
@@ -131,6 +145,33 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Runs a loaded scenario into the run directory `out.0` as `rocesim run` does:
+/// refuses a hopeless scenario under `limits` before touching the directory,
+/// which must be new or empty (or a previous run's, with `out.1` = `--force`),
+/// and removes what it created if the run fails. `seed` is the `--seed` given to
+/// [`load_seeded`].
+pub fn simulate(
+    cfg: RunConfig,
+    seed: Option<u64>,
+    limits: crate::sim::limits::Limits,
+    out: (&Path, bool),
+    progress: &mut dyn FnMut(SimTime, usize, usize),
+) -> Result<RunOutputs, Error> {
+    crate::sim::limits::check_before(&cfg, &limits, true)?;
+    let dir = super::out_dir::prepare("--out", out.0, out.1)?;
+    let opts = RunOptions {
+        seed,
+        limits,
+        replace: dir.stale.clone(),
+        ..RunOptions::default()
+    };
+    let res = crate::run(cfg, &opts, Some(out.0), progress);
+    if res.is_err() {
+        dir.abandon();
+    }
+    res
 }
 
 fn print_table(name: &str, out: &Path, o: &RunOutputs) {

@@ -1,0 +1,310 @@
+"""rocesim from Python: run scenarios, read their results as pandas DataFrames.
+
+    >>> import rocesim
+    >>> r = rocesim.run("scenarios/incast-16to1-hpcc.toml", overrides={"cc.algorithm": "dcqcn"})
+    >>> r.summary["slowdown_p99"], len(r.fct)
+
+The simulator is the same Rust code as the ``rocesim`` command (built into this
+package); docs/python.md in the repository describes the API.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import os
+import pathlib
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from . import _rocesim
+from ._rocesim import InputError, SimulationError
+
+__all__ = ["run", "load", "sweep", "Run", "InputError", "SimulationError"]
+__version__ = _rocesim.__version__
+
+PathLike = Union[str, os.PathLike]
+
+# Column types of the run directory's CSV files (docs/models.md#outputs). Times are
+# float64 because rocesim writes fractional nanoseconds when a time has picoseconds.
+_DTYPES: dict[str, dict[str, str]] = {
+    "fct": {
+        "flow_id": "int64",
+        "src": "int64",
+        "dst": "int64",
+        "size_bytes": "int64",
+        "start_ns": "float64",
+        "fct_ns": "float64",
+        "ideal_fct_ns": "float64",
+        "slowdown": "float64",
+        "retx_bytes": "int64",
+        "cnps": "int64",
+        "timeouts": "int64",
+        "dport": "int64",
+    },
+    "queue": {"time_ns": "float64", "node": "int64", "port": "int64", "bytes": "int64"},
+    "pfc": {
+        "time_ns": "float64",
+        "node": "int64",
+        "port": "int64",
+        "priority": "int64",
+        "event": "str",
+    },
+}
+
+
+class Run:
+    """One run directory: ``summary`` (dict) and ``fct``, ``queue``, ``pfc``
+    (pandas DataFrames, read when first used).
+
+    A run made with ``out=None`` lives in a temporary directory that is removed
+    when this object is garbage-collected; ``Run.dir`` names it.
+    """
+
+    def __init__(self, run_dir: PathLike, _keep_alive: Any = None):
+        self.dir = pathlib.Path(run_dir)
+        self._keep_alive = _keep_alive  # a TemporaryDirectory, for out=None
+        self._frames: dict[str, Any] = {}
+        self._summary: Optional[dict] = None
+        if not (self.dir / "summary.json").is_file():
+            raise InputError(f"{self.dir}: not a run directory (it has no summary.json)")
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.dir)!r})"
+
+    @property
+    def name(self) -> str:
+        """The experiment's name (the scenario's ``name``, else its file stem)."""
+        try:
+            return self.scenario_dict().get("name") or self.dir.name
+        except ImportError:  # no tomllib before Python 3.11
+            return self.dir.name
+
+    @property
+    def summary(self) -> dict:
+        """summary.json: headline numbers (slowdown percentiles, PFC, drops, ...)."""
+        if self._summary is None:
+            with open(self.dir / "summary.json", encoding="utf-8") as f:
+                self._summary = json.load(f)
+        return self._summary
+
+    @property
+    def scenario(self) -> str:
+        """The effective scenario (overrides and seed applied), as TOML text."""
+        return (self.dir / "scenario.toml").read_text(encoding="utf-8")
+
+    def scenario_dict(self) -> dict:
+        """The effective scenario as a dict."""
+        import tomllib  # Python >= 3.11
+
+        return tomllib.loads(self.scenario)
+
+    @property
+    def fct(self):
+        """fct.csv: one row per completed flow."""
+        return self._frame("fct")
+
+    @property
+    def queue(self):
+        """queue.csv: switch egress queue lengths over time."""
+        return self._frame("queue")
+
+    @property
+    def pfc(self):
+        """pfc.csv: every PFC pause, resume and timed-pause expiry."""
+        return self._frame("pfc")
+
+    def table(self, name: str):
+        """Any CSV of the run directory (e.g. ``"queue_hist"``, ``"link_util"``) as a
+        DataFrame; fct, queue and pfc get their declared column types."""
+        if name in _DTYPES:
+            return self._frame(name)
+        import pandas as pd
+
+        return pd.read_csv(self.dir / f"{name}.csv")
+
+    def _frame(self, name: str):
+        if name not in self._frames:
+            import pandas as pd
+
+            self._frames[name] = pd.read_csv(self.dir / f"{name}.csv", dtype=_DTYPES[name])
+        return self._frames[name]
+
+    def report(self, step: int = 5, dport: Optional[int] = None) -> pathlib.Path:
+        """Writes report.html and figures/ into the run directory, as
+        ``rocesim report RUN_DIR`` does, and returns report.html's path."""
+        html, _text = _rocesim.report(str(self.dir), step, dport)
+        return pathlib.Path(html)
+
+
+def load(run_dir: PathLike) -> Run:
+    """The results of an earlier run (``rocesim run --out DIR`` or ``run(out=DIR)``)."""
+    return Run(run_dir)
+
+
+def _toml_value(v: Any) -> str:
+    """A Python value as a TOML literal."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, (str, os.PathLike)):
+        return json.dumps(os.fspath(v))  # a JSON string is a TOML basic string
+    if isinstance(v, Mapping):
+        items = ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items())
+        return "{" + items + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise InputError(f"cannot write {type(v).__name__} value {v!r} as a scenario value")
+
+
+def _override(key: str, value: Any) -> str:
+    # A str goes in as the text after `=` in `--set key=value` (so "dcqcn" and
+    # "100Gbps" work unquoted, exactly as on the command line); anything else
+    # as its TOML literal.
+    if isinstance(value, str):
+        return f"{key}={value}"
+    return f"{key}={_toml_value(value)}"
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
+    if hasattr(v, "item"):  # numpy scalars
+        return v.item()
+    raise TypeError(f"{type(v).__name__} value {v!r} cannot be a scenario value")
+
+
+def run(
+    scenario: Union[PathLike, Mapping[str, Any]],
+    overrides: Optional[Mapping[str, Any]] = None,
+    seed: Optional[int] = None,
+    out: Optional[PathLike] = None,
+) -> Run:
+    """Runs a scenario and returns its results.
+
+    scenario: a path (``str`` without a newline, or ``pathlib.Path``) to a
+        scenario file; TOML text (a ``str`` with a newline); or a dict shaped like
+        the TOML file. Relative paths inside text or a dict (topology or flow
+        files, CDFs) resolve against the current directory; inside a file,
+        against the file's directory, as for the CLI.
+    overrides: ``{"cc.algorithm": "dcqcn", "workload.poisson.load": 0.5}``, applied
+        exactly as ``--set key=value`` (unknown keys are errors).
+    seed: as ``--seed``.
+    out: the run directory; ``None`` runs into a temporary directory that lives
+        as long as the returned :class:`Run`.
+
+    Raises :class:`InputError` (a ``ValueError``) with the CLI's one-line message
+    for bad input, :class:`SimulationError` when the simulation stops on a
+    condition it detected (a PFC deadlock), ``OSError`` for I/O failures.
+    The simulation runs without holding the GIL.
+    """
+    sets = [_override(str(k), v) for k, v in (overrides or {}).items()]
+    if seed is not None:
+        seed = int(seed)
+        if seed < 0:
+            raise InputError(f"seed: {seed} is not valid (valid: an integer >= 0)")
+    keep = None
+    if out is None:
+        keep = tempfile.TemporaryDirectory(prefix="rocesim-run-")
+        out = keep.name
+    out = os.fspath(out)
+    kwargs: dict[str, Any] = dict(overrides=sets, seed=seed)
+    if isinstance(scenario, Mapping):
+        text = _rocesim.json_to_toml(json.dumps(scenario, default=_json_default))
+        _rocesim.run(out, text=text, source="<dict>", base_dir=os.getcwd(), **kwargs)
+    elif isinstance(scenario, str) and "\n" in scenario:
+        _rocesim.run(out, text=scenario, source="<string>", base_dir=os.getcwd(), **kwargs)
+    elif isinstance(scenario, (str, os.PathLike)):
+        _rocesim.run(out, path=os.fspath(scenario), **kwargs)
+    else:
+        raise TypeError(
+            f"scenario must be a path, TOML text or a dict, not {type(scenario).__name__}"
+        )
+    return Run(out, _keep_alive=keep)
+
+
+# The headline columns sweep() takes from summary.json: every key but the ones
+# that measure the machine rather than the network.
+_NOT_HEADLINE = {"wall_seconds", "events_per_second", "packets_per_second"}
+
+
+def _point_id(index: int, values: Iterable[Any]) -> str:
+    parts = [str(index).zfill(3)]
+    for v in values:
+        s = "".join(c if c.isalnum() or c in ".+" else "_" for c in str(v))
+        parts.append(s[:24])
+    return "-".join(parts)
+
+
+def sweep(
+    base: Union[PathLike, Mapping[str, Any]],
+    axes: Mapping[str, Iterable[Any]],
+    jobs: int = 1,
+    out: Optional[PathLike] = None,
+    seed: Optional[int] = None,
+    overrides: Optional[Mapping[str, Any]] = None,
+):
+    """Runs the full grid over ``axes`` on the ``base`` scenario and returns a
+    DataFrame with one row per point: the point id, the axis values, the headline
+    numbers of summary.json, ``error`` (empty when the point ran) and ``dir``.
+
+    axes: ``{"cc.algorithm": ["hpcc", "dcqcn"], "workload.poisson.load": [0.3, 0.5]}``;
+        keys are override keys as in :func:`run` (``"seed"`` is the run's seed).
+    jobs: points run at once (threads; each simulation releases the GIL).
+    out: each point runs in ``out/<point-id>/``, and ``out/sweep.csv`` holds the
+        table; ``None`` makes a new temporary directory that is *not* removed
+        (its path is in ``df.attrs["dir"]``).
+    seed, overrides: as in :func:`run`, for every point (an axis wins).
+
+    A point that fails is recorded with its error message and the others go on.
+    This is a small Python loop over :func:`run`; it will become a wrapper of
+    ``rocesim sweep`` when that lands.
+    """
+    import pandas as pd
+
+    names = list(axes)
+    grid = list(itertools.product(*[list(axes[k]) for k in names]))
+    root = pathlib.Path(out) if out is not None else pathlib.Path(tempfile.mkdtemp(prefix="rocesim-sweep-"))
+    root.mkdir(parents=True, exist_ok=True)
+
+    def one(i_values):
+        i, values = i_values
+        point = _point_id(i, values)
+        sets = dict(overrides or {})
+        point_seed = seed
+        for k, v in zip(names, values):
+            if k == "seed":
+                point_seed = v
+            else:
+                sets[k] = v
+        row: dict[str, Any] = {"point": point, **dict(zip(names, values))}
+        try:
+            r = run(base, overrides=sets, seed=point_seed, out=root / point)
+            row.update({k: v for k, v in r.summary.items() if k not in _NOT_HEADLINE})
+            row["error"] = ""
+        except (InputError, SimulationError, OSError) as e:
+            row["error"] = str(e)
+        row["dir"] = str(root / point)
+        return row
+
+    points = list(enumerate(grid))
+    if jobs <= 1:
+        rows = [one(p) for p in points]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            rows = list(pool.map(one, points))
+    df = pd.DataFrame(rows)
+    cols = ["point", *names] + [c for c in df.columns if c not in ("point", *names, "error", "dir")]
+    df = df[cols + ["error", "dir"]]
+    df.to_csv(root / "sweep.csv", index=False, quoting=csv.QUOTE_MINIMAL)
+    df.attrs["dir"] = str(root)
+    return df
