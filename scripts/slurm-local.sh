@@ -272,7 +272,7 @@ cmd_stop() {
                 proc_alive "$pid" || break
                 sleep 0.1
             done
-            proc_alive "$pid" && kill -9 "$pid" 2>/dev/null || true
+            if proc_alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
         fi
     fi
     if [ -d "$STATE" ]; then
@@ -286,7 +286,7 @@ cmd_stop() {
 
 cmd_run() {
     local script=${1:-}
-    [ -n "$script" ] && [ -f "$script" ] || die "usage: $0 run SCRIPT.sbatch"
+    if [ -z "$script" ] || [ ! -f "$script" ]; then die "usage: $0 run SCRIPT.sbatch"; fi
     [ -f "$CONF" ] || die "no cluster: run '$0 start' first"
     local jobid rc=0
     say "submitting $script"
