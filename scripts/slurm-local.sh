@@ -222,6 +222,10 @@ cmd_start() {
         case "$st" in
         idle | mixed | allocated) break ;;
         esac
+        if ! pid_alive "$STATE/slurmctld.pid" || ! pid_alive "$STATE/slurmd.pid"; then
+            show_logs
+            die "slurmctld or slurmd exited (logs above)"
+        fi
         sleep 1
     done
     case "$st" in
@@ -310,7 +314,7 @@ cmd_run() {
             done
             break
         fi
-        sleep 2
+        sleep 1
     done
     # Without slurmdbd, sacct has nothing: ask slurmctld, which keeps finished
     # jobs for MinJobAge. One line per array task.
