@@ -68,9 +68,7 @@ t0=$SECONDS
 say "local sweep took $((SECONDS - t0))s"
 
 # Leave a cluster running if it was up before this script (someone else's).
-if [ ! -f "${SLURM_LOCAL_DIR:-/tmp/rocesim-slurm}/slurmctld.pid" ]; then
-    started=1
-fi
+bash "$slurm_local" is-up || started=1
 bash "$slurm_local" start
 
 say "writing the sbatch script -> $slurm_dir/sweep.sbatch"

@@ -12,6 +12,7 @@
 #   scripts/slurm-local.sh status             sinfo + squeue
 #   scripts/slurm-local.sh stop               stop the daemons this script started, remove
 #                                             its state directory
+#   scripts/slurm-local.sh is-up              exit 0 if slurmctld and slurmd are running
 #   scripts/slurm-local.sh env                print `export SLURM_CONF=...` for running
 #                                             sinfo/sbatch/squeue by hand
 #
@@ -199,9 +200,12 @@ cmd_start() {
         scontrol ping 2>/dev/null | grep -q UP; then
         say "slurmctld and slurmd already running (state in $STATE)"
     else
-        # Half-started from an earlier run: stop what is left, start clean.
+        # Half-started or left over from an earlier run: stop what is left and
+        # start from empty state (no stale jobs come back).
         stop_daemon slurmd
         stop_daemon slurmctld
+        rm -rf "$STATE/ctld" "$STATE/d" "$STATE/selftest" "$STATE"/*.log
+        mkdir -p "$STATE/ctld" "$STATE/d"
         write_conf
         say "starting slurmctld"
         # -i: ignore saved state that does not match (a re-run after a crash).
@@ -262,6 +266,16 @@ stop_daemon() {
 
 cmd_stop() {
     need_root
+    # Jobs outlive a stopped slurmd (their slurmstepd goes on): cancel them first.
+    if pid_alive "$STATE/slurmctld.pid" && pid_alive "$STATE/slurmd.pid" &&
+        [ -n "$(squeue -h -o %A 2>/dev/null)" ]; then
+        say "cancelling the jobs still in the queue"
+        scancel -p debug 2>/dev/null || true
+        for _ in $(seq 30); do
+            [ -z "$(squeue -h -o %A 2>/dev/null)" ] && break
+            sleep 1
+        done
+    fi
     stop_daemon slurmd
     stop_daemon slurmctld
     # slurmstepd processes of cancelled jobs, if any, are children of slurmd's
@@ -372,13 +386,14 @@ run)
     cmd_run "$@"
     ;;
 selftest) cmd_selftest ;;
+is-up) pid_alive "$STATE/slurmctld.pid" && pid_alive "$STATE/slurmd.pid" ;;
 status)
     sinfo
     squeue
     ;;
 env) echo "export SLURM_CONF=$CONF" ;;
 *)
-    echo "usage: $0 start|run SCRIPT.sbatch|selftest|status|stop|env" >&2
+    echo "usage: $0 start|run SCRIPT.sbatch|selftest|status|stop|is-up|env" >&2
     exit 2
     ;;
 esac
