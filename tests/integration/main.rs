@@ -25,5 +25,6 @@ mod reports;
 mod reproduce;
 mod single_bottleneck_cc;
 mod single_flow;
+mod sweep;
 mod topology_workload_scenarios;
 mod workloads;
