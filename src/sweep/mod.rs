@@ -13,6 +13,18 @@
 //! A point is complete when its directory holds `sweep-point.json` with status
 //! `ok` and the hash of the point's effective scenario; re-running a sweep skips
 //! complete points, so an interrupted sweep resumes where it stopped.
+//!
+//! ```no_run
+//! use rocesim::sweep::{SweepOptions, load_sweep_file, run_sweep};
+//! let spec = load_sweep_file("scenarios/sweeps/tiny.toml".as_ref())?;
+//! let opts = SweepOptions { out: "runs/tiny".into(), jobs: 2, progress: false };
+//! let result = run_sweep(&spec, &opts)?;
+//! for p in &result.points {
+//!     println!("{} {}", p.id, p.status.label());
+//! }
+//! result.check()?; // Err naming the failed or missing points
+//! # Ok::<(), rocesim::error::Error>(())
+//! ```
 
 mod output;
 mod run;
@@ -133,6 +145,7 @@ pub fn plain(v: &toml::Value) -> String {
 /// Reads and checks a sweep file: the base scenario exists and parses, every
 /// axis, point and `set` key with each of its values is accepted by the base
 /// scenario (errors name the sweep file and the key), and the point list.
+/// Bad input is an [`Error::Input`]: one line, exit code 2 on the command line.
 pub fn load_sweep_file(path: &Path) -> Result<SweepSpec, Error> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)

@@ -59,7 +59,7 @@ fn point_ids_are_sanitized_and_disambiguate_shared_last_keys() {
         (keys[1].clone(), toml::Value::String("a b/c".into())),
     ];
     assert_eq!(
-        point_id(7, 1000, &v, &keys),
+        point_id(7, 1001, &v, &keys),
         "p0007-workload.poisson_0_.load=0.5-x.load=a_b_c"
     );
     let one = vec![(keys[0].clone(), toml::Value::Float(0.5))];
