@@ -147,14 +147,22 @@ pub fn plain(v: &toml::Value) -> String {
 /// scenario (errors name the sweep file and the key), and the point list.
 /// Bad input is an [`Error::Input`]: one line, exit code 2 on the command line.
 pub fn load_sweep_file(path: &Path) -> Result<SweepSpec, Error> {
-    let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| InputError::in_file(path, "", format!("cannot read sweep file: {e}")))?;
+    load_sweep_str(&text, path)
+}
+
+/// [`load_sweep_file`] for sweep text held in memory (e.g. built by a binding):
+/// `path` names it in messages, gives the default output directory's name (its
+/// stem) and its directory resolves `base`; it need not exist (then
+/// `rocesim sweep collect DIR` cannot find the sweep: call [`collect`]).
+pub fn load_sweep_str(text: &str, path: &Path) -> Result<SweepSpec, Error> {
+    let shown = path.display().to_string();
     let file: SweepFile = {
-        let de = toml::Deserializer::new(&text);
+        let de = toml::Deserializer::new(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
-            let mut err = load::toml_error(&shown, &text, e.inner());
+            let mut err = load::toml_error(&shown, text, e.inner());
             if !field.is_empty() && field != "." {
                 err.location = if err.location.is_empty() {
                     field

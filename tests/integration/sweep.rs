@@ -158,6 +158,40 @@ fn a_failing_point_is_recorded_and_the_others_complete() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn listed_points_run_as_listed_with_their_keys_as_columns() {
+    let dir = scratch("sweep-points");
+    let file = sweep_file(
+        &dir,
+        "points = [\n  { seed = 3 },\n  { \"cc.algorithm\" = \"dcqcn\", \"workload.incast[0].size\" = \"20KB\" },\n]\n",
+    );
+    let out = dir.join("out");
+    let o = sweep(file.to_str().unwrap(), &out, &["-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, rows) = csv(&out.join("sweep.csv"));
+    assert_eq!(
+        &header[..5],
+        [
+            "point",
+            "status",
+            "seed",
+            "cc.algorithm",
+            "workload.incast[0].size"
+        ]
+    );
+    assert_eq!(rows[0][..5], ["p000-seed=3", "ok", "3", "", ""]);
+    assert_eq!(
+        rows[1][..5],
+        ["p001-algorithm=dcqcn-size=20KB", "ok", "", "dcqcn", "20KB"]
+    );
+    let sc = read(&out.join("p001-algorithm=dcqcn-size=20KB/scenario.toml"));
+    assert!(
+        sc.contains("size = \"20KB\"") && sc.contains("algorithm = \"dcqcn\""),
+        "{sc}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn mtime(p: &Path) -> std::time::SystemTime {
     std::fs::metadata(p).unwrap().modified().unwrap()
 }
