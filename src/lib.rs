@@ -23,6 +23,7 @@ pub mod report;
 pub mod reproduce;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod switch;
 pub mod topology;
 pub mod units;

@@ -20,6 +20,7 @@ mod out_dir;
 mod report;
 mod reproduce;
 pub mod run;
+mod sweep;
 mod thresholds;
 
 use clap::{Parser, Subcommand};
@@ -54,6 +55,9 @@ pub enum Command {
     Model(model::ModelArgs),
     /// Re-run a paper's figure or table and compare with the paper (--list for ids).
     Reproduce(reproduce::ReproduceArgs),
+    /// Run a parameter sweep (a base scenario over axes) locally or as a Slurm job
+    /// array, and collect sweep.csv (docs/sweeps.md).
+    Sweep(sweep::SweepArgs),
     /// Convert an HPCC ns-3 config file into an equivalent scenario (profile ns3-hpcc).
     #[command(name = "import-ns3")]
     ImportNs3(import_ns3::ImportNs3Args),
@@ -205,6 +209,7 @@ pub fn main() -> i32 {
         Command::GenFlows(a) => gen_flows::gen_flows(&a),
         Command::Model(a) => model::model(&a),
         Command::Reproduce(a) => reproduce::reproduce(&a),
+        Command::Sweep(a) => sweep::sweep(&a),
         Command::Thresholds(a) => thresholds::thresholds(&a),
         Command::ImportNs3(a) => import_ns3::import_ns3(&a),
     };

@@ -73,9 +73,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
             .out
             .clone()
             .unwrap_or_else(|| PathBuf::from("runs/reproduce")),
-        jobs: a
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        jobs: a.jobs.unwrap_or_else(reproduce::default_jobs),
         scenarios: a
             .scenarios
             .clone()

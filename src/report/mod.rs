@@ -15,6 +15,7 @@ pub mod figures;
 pub mod html;
 pub mod ns3_series;
 pub mod stats;
+pub mod sweep;
 
 use crate::error::{Error, InputError};
 use crate::output::AtomicFile;
@@ -304,8 +305,12 @@ pub fn check_dport(run: &RunData, dport: Option<u16>, dir: &Path) -> Result<(), 
     Err(InputError::new("--dport", "", msg).into())
 }
 
-/// `rocesim report RUN_DIR`: report.html, figures, and the terminal table.
+/// `rocesim report RUN_DIR`: report.html, figures, and the terminal table. A
+/// sweep directory (with sweep.json) gets the sweep's report ([`sweep::report`]).
 pub fn report(dir: &Path, opts: &ReportOptions) -> Result<Written, Error> {
+    if dir.join("sweep.json").is_file() {
+        return sweep::report(dir);
+    }
     let label = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -148,6 +148,19 @@ pub fn default_scenarios_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/paper")
 }
 
+/// A pool of `jobs` worker threads (at least 1) for independent runs.
+pub fn thread_pool(jobs: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| Error::Sim(format!("cannot start {jobs} worker threads: {e}")))
+}
+
+/// The default `--jobs`: the number of cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Options of one `rocesim reproduce` call.
 #[derive(Clone, Debug)]
 pub struct ReproduceOptions {
@@ -173,10 +186,7 @@ pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis
         loaded.push((spec.clone(), cfg));
     }
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(o.jobs.max(1))
-        .build()
-        .map_err(|e| Error::Sim(format!("cannot start {} worker threads: {e}", o.jobs)))?;
+    let pool = thread_pool(o.jobs)?;
     let results: Vec<Result<Finished, Error>> = pool.install(|| {
         loaded
             .into_par_iter()

@@ -94,7 +94,7 @@ impl WithPath for InputError {
     }
 }
 
-fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
+pub(crate) fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
     let location = match e.span() {
         Some(span) => format!(
             "line {}",

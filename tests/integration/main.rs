@@ -26,5 +26,6 @@ mod reproduce;
 mod robustness_output;
 mod single_bottleneck_cc;
 mod single_flow;
+mod sweep;
 mod topology_workload_scenarios;
 mod workloads;
