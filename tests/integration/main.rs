@@ -23,6 +23,7 @@ mod rcc_multi_bottleneck;
 mod recorders;
 mod reports;
 mod reproduce;
+mod robustness_input;
 mod single_bottleneck_cc;
 mod single_flow;
 mod topology_workload_scenarios;
