@@ -38,6 +38,8 @@ static LIVE: AtomicUsize = AtomicUsize::new(0);
 static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 /// Size of the allocation that would have crossed the limit (0: none).
 static OVER: AtomicUsize = AtomicUsize::new(0);
+/// The bound as given, for the report.
+static MEM_MB: AtomicUsize = AtomicUsize::new(0);
 
 struct Counting;
 
@@ -486,10 +488,14 @@ fn watchdog(target: &'static str, t0: Instant, hang: Duration) {
             let over = OVER.load(Ordering::SeqCst);
             let started = EXEC_START_MS.load(Ordering::SeqCst);
             let now = t0.elapsed().as_millis() as u64;
+            if over > 0 {
+                // Lift the bound first: this thread allocates to report it.
+                LIMIT.store(usize::MAX, Ordering::SeqCst);
+            }
             let what = if over > 0 {
                 Some(format!(
                     "memory bound: an allocation of {over} bytes would pass the limit of {} MiB",
-                    LIMIT.load(Ordering::Relaxed) >> 20
+                    MEM_MB.load(Ordering::Relaxed)
                 ))
             } else if started > 0 && now.saturating_sub(started) > hang.as_millis() as u64 {
                 Some(format!("time bound: one input ran over {:?}", hang))
@@ -497,9 +503,11 @@ fn watchdog(target: &'static str, t0: Instant, hang: Duration) {
                 None
             };
             if let Some(what) = what {
-                // Lift the bound so that saving the input can allocate.
-                LIMIT.store(usize::MAX, Ordering::SeqCst);
-                let input = CURRENT.lock().map(|s| s.clone()).unwrap_or_default();
+                // try_lock: the parked thread may hold it (then the input is lost).
+                let input = CURRENT
+                    .try_lock()
+                    .map(|s| s.clone())
+                    .unwrap_or_else(|_| "(input not available)".into());
                 let p = save(target, "bound", &input);
                 eprintln!("{target}: FAIL {what}; input saved to {}", p.display());
                 std::process::exit(1);
@@ -573,11 +581,14 @@ fn main() {
         }
     }));
     let t0 = Instant::now();
+    watchdog(t.name, t0, hang);
+    let corpus = corpus(t);
+    // The bound counts from here: the harness's own corpus is not the input's.
+    MEM_MB.store(mem_mb, Ordering::Relaxed);
     LIMIT.store(
         LIVE.load(Ordering::Relaxed) + (mem_mb << 20),
         Ordering::SeqCst,
     );
-    watchdog(t.name, t0, hang);
 
     if let Some(file) = opt("--replay") {
         let input = std::fs::read_to_string(&file).unwrap_or_else(|e| {
@@ -599,7 +610,6 @@ fn main() {
         .get(1)
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| usage());
-    let corpus = corpus(t);
     let mut r = ChaCha8Rng::seed_from_u64(seed);
     let (mut execs, mut oks, mut fails) = (0u64, 0u64, 0u64);
     let deadline = Duration::from_secs_f64(secs);
