@@ -27,6 +27,16 @@ pub fn max_time_s() -> f64 {
     MAX_TIME_PS as f64 / crate::units::PS_PER_S as f64
 }
 
+/// Reads an input file as text. Only regular files: a device or a pipe
+/// (`/dev/zero`) could be read without end.
+pub fn read_text(path: &std::path::Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
 /// `"{what} {n} exceeds the limit {limit}"`, or Ok.
 pub fn check_count(what: &str, n: u64, limit: u64) -> Result<(), String> {
     if n > limit {
@@ -49,6 +59,13 @@ mod tests {
         assert!(check_count("the link count", 10, 10).is_ok());
         let e = check_count("the link count", 4_000_000_001, MAX_LINKS).unwrap_err();
         assert!(e.contains("4000000001 exceeds the limit 4000000"), "{e}");
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let e = read_text(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(e, "is not a regular file");
+        assert!(read_text(std::path::Path::new("/nonexistent/x")).is_err());
     }
 
     #[test]

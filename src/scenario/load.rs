@@ -23,7 +23,7 @@ pub struct Loaded {
 
 /// Reads and parses a scenario file, applying `overrides` (`key.path=value`).
 pub fn load_path(path: &Path, overrides: &[String]) -> Result<Loaded, InputError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::limits::read_text(path)
         .map_err(|e| InputError::in_file(path, "", format!("cannot read scenario: {e}")))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let stem = path

@@ -346,7 +346,7 @@ pub fn relative_to(target: &Path, from: &Path) -> PathBuf {
 
 /// The earliest start time (seconds) in an ns-3 flow file, if it has flows.
 fn earliest_start(path: &Path) -> Result<Option<f64>, InputError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::limits::read_text(path)
         .map_err(|e| InputError::in_file(path, "", format!("cannot read flow file: {e}")))?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let n: usize = match lines.next().map(|l| l.trim().parse()) {

@@ -122,8 +122,7 @@ fn parse_uint(t: &str) -> Option<u64> {
 }
 
 fn read(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| InputError::in_file(path, "", format!("cannot read: {e}")))
+    limits::read_text(path).map_err(|e| InputError::in_file(path, "", format!("cannot read: {e}")))
 }
 
 /// Reads a topology file in the HPCC ns-3 format.

@@ -337,3 +337,104 @@ fn a_node_with_too_many_ports_is_named_exactly() {
     );
     assert!(!e.contains(" or "), "{e}");
 }
+
+#[test]
+fn an_input_file_that_is_a_device_is_refused_not_read_without_end() {
+    both_refuse(
+        "device",
+        &ns3_scenario(false).replace("t.txt", "/dev/zero"),
+        &[],
+        &["/dev/zero", "cannot read: is not a regular file"],
+    );
+}
+
+#[test]
+fn staggered_joins_past_the_time_limit_are_refused() {
+    both_refuse(
+        "staggered",
+        &star_with(
+            "[[workload.staggered]]\nfan_in = 3\nreceiver = 0\ninterval = \"5000000s\"\nsize = 1000\n",
+        )
+        .replace("hosts = 3", "hosts = 4"),
+        &[],
+        &[
+            "s.toml: workload.staggered[0].interval",
+            "the last of 3 senders would start after the time limit",
+        ],
+    );
+}
+
+#[test]
+fn import_refuses_an_ecn_map_announcing_two_to_the_63_pairs() {
+    // Found by reading for the fuzzer: 1 + 2 x 2^63 wrapped to 1 and indexed past the end.
+    import_refuses(
+        "map",
+        "TOPOLOGY_FILE t.txt\nKMIN_MAP 1 1 1\nKMAX_MAP 9223372036854775808 1 2\nPMAX_MAP 1 1 1\n",
+        &[
+            "config.txt: line 3: KMAX_MAP",
+            "9223372036854775808 pairs announced, 2 values given",
+        ],
+    );
+}
+
+/// The fuzz targets of examples/fuzz.rs, for the seed corpus.
+fn fuzz_target(target: &str, text: &str) -> Result<(), rocesim::error::InputError> {
+    use rocesim::scenario::{load, ns3_import, resolve};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scenarios = root.join("scenarios");
+    match target {
+        "scenario" => {
+            resolve(&load::load_str(text, "f.toml", &scenarios, "f", &[])?)?;
+        }
+        "set" => {
+            let o: Vec<String> = text.lines().map(str::to_string).collect();
+            let base = star_with("[[workload.flows]]\nsrc = 1\ndst = 0\nsize = 1000\n");
+            resolve(&load::load_str(&base, "f.toml", &scenarios, "f", &o)?)?;
+        }
+        "ns3-config" => {
+            let dir = root.join("data/hpcc-ns3/mix");
+            let out = dir.join("imported.toml");
+            let i = ns3_import::import(&dir.join("config.txt"), text, &out)?;
+            resolve(&load::load_str(&i.toml, "imported.toml", &dir, "ns3", &[])?)?;
+        }
+        "ns3-topology" => {
+            let p = Path::new("t.txt");
+            let spec = rocesim::topology::ns3::parse_topology(p, text)?;
+            rocesim::topology::Topology::build(spec)
+                .map_err(|m| rocesim::error::InputError::in_file(p, "", m))?;
+        }
+        "ns3-flows" => {
+            rocesim::topology::ns3::parse_flows(Path::new("f.txt"), text)?;
+        }
+        "cdf" => {
+            rocesim::workload::cdf::FlowSizeCdf::parse("cdf.txt", text)?;
+        }
+        _ => panic!("tests/fuzz-corpus/{target} has no target"),
+    }
+    Ok(())
+}
+
+#[test]
+fn every_fuzz_corpus_file_ends_in_ok_or_a_one_line_input_error() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-corpus");
+    let mut n = 0;
+    for dir in std::fs::read_dir(&corpus).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let target = dir.file_name().unwrap().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let t = Instant::now();
+            if let Err(e) = fuzz_target(&target, &text) {
+                let s = e.to_string();
+                assert!(!s.is_empty() && !s.contains('\n'), "{}: {s:?}", f.display());
+            }
+            assert!(t.elapsed() < Duration::from_secs(5), "{}", f.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 20, "{n} corpus files");
+}
