@@ -13,6 +13,7 @@ pub mod cc;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod limits;
 pub mod nic;
 pub mod output;
 pub mod packet;

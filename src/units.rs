@@ -197,10 +197,18 @@ pub fn parse_delta(s: &str) -> Result<Delta, String> {
         }
     };
     let ps = num * scale;
-    if !ps.is_finite() || ps < 0.0 || ps > u64::MAX as f64 / 2.0 {
-        return Err(format!("\"{s}\" is out of range"));
+    if !ps.is_finite() || ps < 0.0 || ps > crate::limits::MAX_TIME_PS as f64 {
+        return Err(format!(
+            "\"{s}\" is out of range (valid: 0 to {:.0}s; docs/scenario.md, Limits)",
+            crate::limits::max_time_s()
+        ));
     }
-    Ok(Delta(ps.round() as u64))
+    if ps > 0.0 && ps < 0.5 {
+        return Err(format!(
+            "\"{s}\" is below the 1 ps resolution of simulated time (valid: 0, or at least \"1ps\")"
+        ));
+    }
+    Ok(Delta((ps.round() as u64).min(crate::limits::MAX_TIME_PS)))
 }
 
 /// Parses a bit rate such as `"100Gbps"`, `"50Mb/s"`, `"25000000000bps"`.
@@ -249,9 +257,18 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     };
     let b = num * scale;
     if !b.is_finite() || !(0.0..=1e18).contains(&b) {
-        return Err(format!("\"{s}\" is out of range"));
+        return Err(format!("\"{s}\" is out of range (valid: 0 to 1e18 bytes)"));
+    }
+    // "1.5KB" is 1500 bytes, but "1.5" or "1.0005KB" is not a whole number of
+    // bytes (the tolerance only absorbs the float error of the unit scaling).
+    if (b - b.round()).abs() > 1e-6 * b.max(1.0) {
+        return Err(fractional_bytes(s));
     }
     Ok(b.round() as u64)
+}
+
+fn fractional_bytes(s: impl fmt::Display) -> String {
+    format!("{s} is not a whole number of bytes (e.g. 1500, \"1.5KB\")")
 }
 
 fn split_number(s: &str) -> Result<(f64, &str), String> {
@@ -376,6 +393,19 @@ impl<'de> Deserialize<'de> for Bytes {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Bytes, E> {
                 parse_bytes(v).map(Bytes).map_err(E::custom)
             }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Bytes, E> {
+                // As a string would be: whole numbers only.
+                let in_range = (0.0..=1e18).contains(&v);
+                if in_range && v.fract() == 0.0 {
+                    Ok(Bytes(v as u64))
+                } else if in_range {
+                    Err(E::custom(fractional_bytes(v)))
+                } else {
+                    Err(E::custom(format!(
+                        "{v} is out of range (valid: 0 to 1e18 bytes)"
+                    )))
+                }
+            }
         }
         d.deserialize_any(V)
     }
@@ -429,6 +459,32 @@ mod tests {
         assert_eq!(parse_bytes("4KB").unwrap(), 4000);
         assert_eq!(parse_bytes("1000").unwrap(), 1000);
         assert!(parse_bytes("4 apples").is_err());
+        assert_eq!(parse_bytes("1.5KB").unwrap(), 1500);
+        assert_eq!(parse_bytes("0.1MB").unwrap(), 100_000);
+    }
+
+    #[test]
+    fn fractional_byte_counts_are_refused_as_string_or_number() {
+        let e = parse_bytes("1.5").unwrap_err();
+        assert!(e.contains("not a whole number of bytes"), "{e}");
+        assert!(parse_bytes("1.0005KB").is_err());
+        #[derive(serde::Deserialize)]
+        struct T {
+            b: Bytes,
+        }
+        let e = toml::from_str::<T>("b = 1.5").err().unwrap().to_string();
+        assert!(e.contains("not a whole number of bytes"), "{e}");
+        assert_eq!(toml::from_str::<T>("b = 2.0").unwrap().b, Bytes(2));
+    }
+
+    #[test]
+    fn durations_below_a_picosecond_are_refused_unless_zero() {
+        let e = parse_delta("0.0001ps").unwrap_err();
+        assert!(e.contains("1 ps resolution"), "{e}");
+        assert_eq!(parse_delta("0ps").unwrap(), Delta::ZERO);
+        assert_eq!(parse_delta("0.6ps").unwrap(), Delta(1));
+        let e = parse_delta("1e300s").unwrap_err();
+        assert!(e.contains("out of range (valid: 0 to"), "{e}");
     }
 
     #[test]

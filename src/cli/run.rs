@@ -71,10 +71,23 @@ fn resolve_seeded(mut loaded: load::Loaded, seed: Option<u64>) -> Result<RunConf
     Ok(scenario::resolve(&loaded)?)
 }
 
+/// The warning for a scenario whose workload has no flow, if it has none.
+pub fn no_flows_warning(cfg: &RunConfig) -> Option<String> {
+    cfg.flows.is_empty().then(|| {
+        format!(
+            "{}: workload: no flows; a run would simulate nothing (add [[workload.flows]] or a generator table)",
+            cfg.source
+        )
+    })
+}
+
 pub fn validate(args: &ValidateArgs) -> Result<(), Error> {
     let cfg = load(&args.scenario)?;
     // A run writes files: check the output volume too.
     crate::sim::limits::check_before(&cfg, &args.limits.limits(), true)?;
+    if let Some(w) = no_flows_warning(&cfg) {
+        eprintln!("warning: {w}");
+    }
     outln!(
         "{}: ok: {} hosts, {} switches, {} links, {} flows, cc = {}, profile = {:?}",
         cfg.source,
@@ -94,6 +107,9 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         scenario.set.push(format!("output.fct_format={fmt}"));
     }
     let cfg = load_seeded(&scenario, args.seed)?;
+    if let Some(w) = no_flows_warning(&cfg) {
+        eprintln!("warning: {w}");
+    }
     let out = args
         .out
         .clone()
@@ -184,10 +200,14 @@ fn print_table(name: &str, out: &Path, o: &RunOutputs) {
         ),
         (
             "FCT slowdown p50 / p95 / p99",
-            format!(
-                "{:.3} / {:.3} / {:.3}",
-                s.slowdown_p50, s.slowdown_p95, s.slowdown_p99
-            ),
+            if s.flows_completed == 0 {
+                "no flow completed".to_string()
+            } else {
+                format!(
+                    "{:.3} / {:.3} / {:.3}",
+                    s.slowdown_p50, s.slowdown_p95, s.slowdown_p99
+                )
+            },
         ),
         (
             "max queue",

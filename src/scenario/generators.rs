@@ -469,6 +469,18 @@ pub(super) fn generate(
             "(e.g. \"20us\")",
         )?;
         let class = g.class(&format!("{field}.class"), e.class)?;
+        // Count before generating: a tiny interval must not exhaust memory.
+        let n = e.duration.ps().div_ceil(every);
+        if n > MAX_GENERATED_FLOWS {
+            return Err(cx.err(
+                &field,
+                format!(
+                    "interval {} over duration {} gives {n} flows (limit {MAX_GENERATED_FLOWS}); lengthen interval or shorten duration",
+                    e.interval, e.duration
+                ),
+            ));
+        }
+        flows.reserve(n as usize);
         let mut t = e.start.ps();
         while t < e.start.ps() + e.duration.ps() {
             let f = FlowSpec {
@@ -544,6 +556,21 @@ fn staggered(
         e.interval.ps(),
         "(e.g. \"1ms\")",
     )?);
+    let last_start = (senders.len() as u64)
+        .saturating_sub(1)
+        .checked_mul(interval.ps())
+        .and_then(|d| d.checked_add(e.start.ps()))
+        .filter(|&t| t <= crate::limits::MAX_TIME_PS);
+    if last_start.is_none() {
+        return Err(g.cx.err(
+            format!("{field}.interval"),
+            format!(
+                "the last of {} senders would start after the time limit of {:.0} s (docs/scenario.md, Limits)",
+                senders.len(),
+                crate::limits::max_time_s()
+            ),
+        ));
+    }
     let sizes = match e.size {
         Some(b) => vec![g.positive(&format!("{field}.size"), b.0, "bytes")?; senders.len()],
         None => {

@@ -23,7 +23,7 @@ pub struct Loaded {
 
 /// Reads and parses a scenario file, applying `overrides` (`key.path=value`).
 pub fn load_path(path: &Path, overrides: &[String]) -> Result<Loaded, InputError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::limits::read_text(path)
         .map_err(|e| InputError::in_file(path, "", format!("cannot read scenario: {e}")))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let stem = path
@@ -95,14 +95,57 @@ impl WithPath for InputError {
 }
 
 pub(crate) fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
+    let mut message = e.message().trim().to_string();
     let location = match e.span() {
-        Some(span) => format!(
-            "line {}",
-            text[..span.start.min(text.len())].matches('\n').count() + 1
-        ),
+        Some(span) => {
+            let line = text
+                .get(..span.start)
+                .map_or(1, |t| t.matches('\n').count() + 1);
+            let mut location = format!("line {line}");
+            // The TOML parser rejects an integer beyond 64 bits before any field
+            // sees it, and names no field: name the key on that line.
+            if message.contains("to fit in target type")
+                && let Some((field, value)) = key_on_line(text, line)
+            {
+                location = format!("{location}: {field}");
+                message = format!(
+                    "{value} does not fit a TOML integer (valid: {}..={}); give large byte counts with a unit, e.g. \"20GB\"",
+                    i64::MIN,
+                    i64::MAX
+                );
+            }
+            location
+        }
         None => String::new(),
     };
-    InputError::new(source, location, e.message().trim().to_string())
+    InputError::new(source, location, message)
+}
+
+/// The dotted field path and the value text of a `key = value` line (1-based),
+/// with the table header above it (`[[workload.flows]]` gets its index).
+fn key_on_line(text: &str, line: usize) -> Option<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (key, value) = lines.get(line.checked_sub(1)?)?.split_once('=')?;
+    let (key, value) = (key.trim(), value.split('#').next().unwrap_or("").trim());
+    let mut table = String::new();
+    let mut seen: Vec<String> = Vec::new();
+    for l in &lines[..line - 1] {
+        let l = l.trim();
+        if let Some(name) = l.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            let name = name.trim().to_string();
+            let index = seen.iter().filter(|s| **s == name).count();
+            table = format!("{name}[{index}]");
+            seen.push(name);
+        } else if let Some(name) = l.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            table = name.trim().to_string();
+        }
+    }
+    let field = if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    };
+    Some((field, value.to_string()))
 }
 
 /// Applies one `key.path=value` override. The value is read as TOML (a number,
@@ -220,6 +263,21 @@ delay = "1us"
         assert!(s.starts_with("x.toml: line 9"), "{s}");
         assert!(s.contains("mtuu") && s.contains("mtu"), "{s}");
         assert!(!s.contains('\n'));
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_name_the_field() {
+        let text = format!(
+            "{MINIMAL}\n[[workload.flows]]\nsrc = 1\ndst = 0\nsize = 1000\n\n[[workload.flows]]\nsrc = 1\ndst = 0\nsize = 18446744073709551616\n"
+        );
+        let e = load_str(&text, "x.toml", Path::new("."), "x", &[]).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.starts_with(
+                "x.toml: line 16: workload.flows[1].size: 18446744073709551616 does not fit"
+            ),
+            "{s}"
+        );
     }
 
     #[test]

@@ -175,15 +175,22 @@ impl Parser<'_> {
 
     /// A time in microseconds (third.cc multiplies by `MicroSeconds`).
     fn micros(&self, key: &str) -> Result<Option<String>, InputError> {
+        let max_us = crate::limits::max_time_s() * 1e6;
         Ok(self
-            .float(key, "a time in microseconds > 0, e.g. 4", |x| x > 0.0)?
+            .float(key, "a time in microseconds > 0, e.g. 4", |x| {
+                x > 0.0 && x <= max_us
+            })?
             .map(|us| format!("{}ns", (us * 1000.0).round() as u64)))
     }
 }
 
 /// Reads `KEY values` lines; an unknown key (a typo) becomes a warning naming
-/// its line.
-fn parse_config<'a>(file: &'a str, text: &str, warnings: &mut Vec<String>) -> Parser<'a> {
+/// its line, a key given twice an error naming both lines.
+fn parse_config<'a>(
+    file: &'a str,
+    text: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Parser<'a>, InputError> {
     let mut p = Parser {
         file,
         keys: BTreeMap::new(),
@@ -202,6 +209,16 @@ fn parse_config<'a>(file: &'a str, text: &str, warnings: &mut Vec<String>) -> Pa
         let values: Vec<String> = words.map(str::to_string).collect();
         match KEYS.iter().find(|k| **k == key) {
             Some(k) => {
+                if let Some(first) = p.keys.get(k) {
+                    return Err(InputError::new(
+                        file,
+                        format!("line {}: {k}", i + 1),
+                        format!(
+                            "is given again (first on line {}); give each key once",
+                            first.line
+                        ),
+                    ));
+                }
                 p.keys.insert(
                     k,
                     Entry {
@@ -217,7 +234,7 @@ fn parse_config<'a>(file: &'a str, text: &str, warnings: &mut Vec<String>) -> Pa
             )),
         }
     }
-    p
+    Ok(p)
 }
 
 /// The files an ns-3 run of `config` read and wrote.
@@ -233,7 +250,7 @@ pub struct Ns3RunFiles {
 /// and which topology it used, both found as `import-ns3` finds files.
 pub fn run_files(config: &Path, text: &str) -> Result<Ns3RunFiles, InputError> {
     let file = config.display().to_string();
-    let p = parse_config(&file, text, &mut Vec::new());
+    let p = parse_config(&file, text, &mut Vec::new())?;
     let dir = config
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -331,7 +348,7 @@ pub fn relative_to(target: &Path, from: &Path) -> PathBuf {
 
 /// The earliest start time (seconds) in an ns-3 flow file, if it has flows.
 fn earliest_start(path: &Path) -> Result<Option<f64>, InputError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::limits::read_text(path)
         .map_err(|e| InputError::in_file(path, "", format!("cannot read flow file: {e}")))?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let n: usize = match lines.next().map(|l| l.trim().parse()) {
@@ -346,12 +363,18 @@ fn earliest_start(path: &Path) -> Result<Option<f64>, InputError> {
     };
     let mut min: Option<f64> = None;
     for (i, l) in lines.take(n).enumerate() {
+        let max_s = crate::limits::max_time_s();
         let t = l
             .split_whitespace()
             .last()
             .and_then(|v| v.parse::<f64>().ok())
+            .filter(|t| (0.0..=max_s).contains(t))
             .ok_or_else(|| {
-                InputError::in_file(path, format!("line {}", i + 2), "no start time (seconds)")
+                InputError::in_file(
+                    path,
+                    format!("line {}", i + 2),
+                    format!("no start time in seconds (valid: 0 to {max_s:.0})"),
+                )
             })?;
         min = Some(min.map_or(t, |m: f64| m.min(t)));
     }
@@ -371,7 +394,7 @@ fn path_str(p: &Path) -> String {
 pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported, InputError> {
     let file = config.display().to_string();
     let mut warnings = Vec::new();
-    let p = parse_config(&file, text, &mut warnings);
+    let p = parse_config(&file, text, &mut warnings)?;
     let unmodelled = |p: &Parser, key: &str, why: &str, warnings: &mut Vec<String>| {
         if let Some(e) = p.get(key) {
             warnings.push(format!(
@@ -427,8 +450,9 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
         None => 0,
     };
     let offset_ns = offset_s * 1_000_000_000;
+    let max_s = crate::limits::max_time_s();
     if let Some(stop) = p.float("SIMULATOR_STOP_TIME", "a time in seconds, e.g. 4.00", |x| {
-        x >= 0.0
+        (0.0..=max_s).contains(&x)
     })? {
         let ns = (stop * 1e9).round() as u64;
         if ns <= offset_ns {
@@ -451,7 +475,10 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
 
     // Switch: buffer, ECN maps.
     writeln!(s, "\n[switch]").ok();
-    if let Some(mb) = p.float("BUFFER_SIZE", "a size in MiB > 0, e.g. 32", |x| x > 0.0)? {
+    let max_mib = 1e18 / (1024.0 * 1024.0);
+    if let Some(mb) = p.float("BUFFER_SIZE", "a size in MiB > 0, e.g. 32", |x| {
+        x > 0.0 && x <= max_mib
+    })? {
         writeln!(s, "buffer = {}", (mb * 1024.0 * 1024.0).round() as u64).ok();
     }
     if p.flag("USE_DYNAMIC_PFC_THRESHOLD")? == Some(false) {
@@ -473,7 +500,7 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
             .first()
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| p.err(e, key, format!("no count; valid: {valid}")))?;
-        if e.values.len() < 1 + 2 * n {
+        if n > (e.values.len() - 1) / 2 {
             return Err(p.err(
                 e,
                 key,
@@ -556,7 +583,16 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
 
     // NIC.
     writeln!(s, "\n[nic]\nack_policy = \"ns3\"").ok();
-    if let Some(mtu) = p.num::<u32>("PACKET_PAYLOAD_SIZE", "payload bytes per packet, e.g. 1000")? {
+    let mtu_valid = "payload bytes per packet, 64..9000, e.g. 1000";
+    if let Some(mtu) = p.num::<u32>("PACKET_PAYLOAD_SIZE", mtu_valid)? {
+        if !(64..=9000).contains(&mtu) {
+            let e = p.get("PACKET_PAYLOAD_SIZE").expect("read");
+            return Err(p.err(
+                e,
+                "PACKET_PAYLOAD_SIZE",
+                format!("{mtu} is not valid; valid: {mtu_valid}"),
+            ));
+        }
         writeln!(s, "mtu = {mtu}").ok();
     }
     if let Some(v) = p.num::<u64>("L2_CHUNK_SIZE", "bytes (0 = none), e.g. 4000")? {
@@ -698,13 +734,44 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
             ));
         }
     }
-    let mon_ns = |key: &str| -> Result<Option<u64>, InputError> {
-        match p.num::<u64>(key, "an absolute time in ns, e.g. 2000000000")? {
-            None => Ok(None),
-            Some(t) => Ok(Some(t.saturating_sub(offset_ns))),
+    let mon = |key: &str| -> Result<Option<u64>, InputError> {
+        let valid = "an absolute time in ns, e.g. 2000000000";
+        match p.num::<u64>(key, valid)? {
+            Some(t) if t > crate::limits::MAX_TIME_PS / 1000 => {
+                let e = p.get(key).expect("read");
+                Err(p.err(
+                    e,
+                    key,
+                    format!(
+                        "{t} ns is after the time limit of {:.0} s; valid: {valid}",
+                        crate::limits::max_time_s()
+                    ),
+                ))
+            }
+            t => Ok(t),
         }
     };
-    let (qs, qe) = (mon_ns("QLEN_MON_START")?, mon_ns("QLEN_MON_END")?);
+    let (raw_start, raw_end) = (mon("QLEN_MON_START")?, mon("QLEN_MON_END")?);
+    let (qs, qe) = (
+        raw_start.map(|t| t.saturating_sub(offset_ns)),
+        raw_end.map(|t| t.saturating_sub(offset_ns)),
+    );
+    if let (Some(start), Some(end)) = (raw_start, raw_end)
+        && end < start
+    {
+        let (es, ee) = (p.get("QLEN_MON_START"), p.get("QLEN_MON_END"));
+        let (es, ee) = (es.expect("read"), ee.expect("read"));
+        return Err(p.err(
+            ee,
+            "QLEN_MON_END",
+            format!(
+                "{} is before QLEN_MON_START {} (line {}); valid: an absolute time in ns not before it",
+                ee.values.join(" "),
+                es.values.join(" "),
+                es.line
+            ),
+        ));
+    }
     if p.get("QLEN_MON_FILE").is_some() {
         if let Some(t) = qs {
             writeln!(s, "qlen_mon_start = \"{t}ns\"").ok();

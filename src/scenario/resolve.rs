@@ -248,6 +248,27 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         f.seed,
         payload_fraction,
     )?);
+    crate::limits::check_count(
+        "the number of flows",
+        flows.len() as u64,
+        crate::limits::MAX_FLOWS,
+    )
+    .map_err(|m| cx.err("workload", m))?;
+    // Every generator keeps its starts within the time limit; this is the net.
+    if let Some(f) = flows
+        .iter()
+        .find(|f| f.start.ps() > crate::limits::MAX_TIME_PS)
+    {
+        return Err(cx.err(
+            "workload",
+            format!(
+                "a flow from host {} starts at {} s, after the time limit of {:.0} s (docs/scenario.md, Limits)",
+                f.src,
+                f.start.as_secs_f64(),
+                crate::limits::max_time_s()
+            ),
+        ));
+    }
     flows.sort_by_key(|f| f.start);
     let output = resolve_output(&f.output, &f.workload, &topo, flows.len(), &cx)?;
     if let Some(stop) = f.stop

@@ -109,13 +109,14 @@ pub(super) fn build_topology(
     let fabric_rate =
         |default: Option<Rate>| rate("fabric_rate", t.fabric_rate.or(default), t.host_rate);
     let mut spec: TopologySpec = match t.kind {
-        TopologyKind::Star => builders::star(
-            count("hosts", t.hosts, 2)?,
-            rate("rate", t.rate, None)?,
-            delay,
-        ),
+        TopologyKind::Star => {
+            let hosts = count("hosts", t.hosts, 2)?;
+            check_size(hosts as u64 + 1, 1, 1, cx)?;
+            builders::star(hosts, rate("rate", t.rate, None)?, delay)
+        }
         TopologyKind::Dumbbell => {
             let (left, right) = (count("left", t.left, 1)?, count("right", t.right, 1)?);
+            check_size(left as u64 + right as u64 + 2, 2, 2, cx)?;
             let hr = host_rate(None)?;
             let middle = match (t.bottleneck_rate, t.oversubscription) {
                 (Some(_), None) => rate("bottleneck_rate", t.bottleneck_rate, None)?,
@@ -327,8 +328,14 @@ fn fat_tree_shape(
 
 /// Rejects generated topologies too large to route in memory.
 fn check_size(nodes: u64, switches: u64, edge_switches: u64, cx: &Ctx) -> Result<(), InputError> {
+    if nodes > crate::limits::MAX_NODES {
+        return Err(cx.err(
+            "topology",
+            crate::limits::exceeds("the node count", nodes, crate::limits::MAX_NODES),
+        ));
+    }
     let entries = switches.saturating_mul(edge_switches);
-    if nodes >= u32::MAX as u64 / 2 || entries > MAX_ROUTE_ENTRIES {
+    if entries > MAX_ROUTE_ENTRIES {
         return Err(cx.err(
             "topology",
             format!(

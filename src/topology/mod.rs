@@ -216,11 +216,18 @@ impl Topology {
         spec.validate()?;
         let n = spec.kinds.len();
         let mut ports: Vec<Vec<PortInfo>> = vec![Vec::new(); n];
-        for l in &spec.links {
+        for (i, l) in spec.links.iter().enumerate() {
             let pa = ports[l.a.idx()].len();
             let pb = ports[l.b.idx()].len();
-            if pa >= u16::MAX as usize || pb >= u16::MAX as usize {
-                return Err(format!("node {} or {} has more than 65535 ports", l.a, l.b));
+            for (node, n) in [(l.a, pa), (l.b, pb)] {
+                if n as u64 >= crate::limits::MAX_PORTS_PER_NODE {
+                    return Err(format!(
+                        "link {i} ({} - {}): node {node} would have more than {} ports",
+                        l.a,
+                        l.b,
+                        crate::limits::MAX_PORTS_PER_NODE
+                    ));
+                }
             }
             ports[l.a.idx()].push(PortInfo {
                 peer: l.b,

@@ -11,6 +11,7 @@
 
 use super::{LinkSpec, NodeId, NodeKind, TopologySpec};
 use crate::error::InputError;
+use crate::limits;
 use crate::units::{Delta, SimTime, parse_delta, parse_rate};
 use crate::workload::FlowSpec;
 use std::path::Path;
@@ -46,21 +47,59 @@ impl<'a> Tokens<'a> {
             }
         }
     }
-    fn int<T: std::str::FromStr>(&mut self, what: &str) -> Result<(usize, T), InputError> {
+    /// A non-negative integer no larger than `max`.
+    fn uint(&mut self, what: &str, max: u64) -> Result<(usize, u64), InputError> {
         let (line, t) = self.next(what)?;
-        t.parse::<T>().map(|v| (line, v)).map_err(|_| {
-            self.err(
+        match parse_uint(t) {
+            Some(v) if v <= max => Ok((line, v)),
+            Some(_) => Err(self.err(
+                line,
+                format!("{what} {t} is out of range (valid: 0..={max})"),
+            )),
+            None => Err(self.err(
                 line,
                 format!("{what} \"{t}\" is not a valid non-negative integer"),
-            )
-        })
+            )),
+        }
     }
-    fn float(&mut self, what: &str) -> Result<(usize, f64), InputError> {
+    /// A declared count, checked against its limit before anything is
+    /// allocated for it.
+    fn count(&mut self, what: &str, limit: u64) -> Result<(usize, u64), InputError> {
+        let (line, t) = self.next(what)?;
+        match parse_uint(t) {
+            Some(v) if v <= limit => Ok((line, v)),
+            Some(_) => Err(self.err(line, limits::exceeds(what, t, limit))),
+            None => Err(self.err(
+                line,
+                format!("{what} \"{t}\" is not a valid non-negative integer"),
+            )),
+        }
+    }
+    /// A finite number, with its text as written.
+    fn float(&mut self, what: &str) -> Result<(&'a str, f64), InputError> {
         let (line, t) = self.next(what)?;
         match t.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok((line, v)),
+            Ok(v) if v.is_finite() => Ok((t, v)),
             _ => Err(self.err(line, format!("{what} \"{t}\" is not a number"))),
         }
+    }
+    /// Tokens not read yet.
+    fn remaining(&self) -> usize {
+        self.toks.len() - self.pos
+    }
+    /// Whether the next token opens a line that reads as a link
+    /// (`src dst rate delay error_rate`).
+    fn at_link_line(&self) -> bool {
+        let starts_line = self.pos == 0
+            || self.toks.get(self.pos - 1).map(|t| t.0) != self.toks.get(self.pos).map(|t| t.0);
+        starts_line && self.peek_line_len() == 5 && parse_rate(self.toks[self.pos + 2].1).is_ok()
+    }
+    /// The line of the next token (or of the last one at the end).
+    fn peek_line(&self) -> usize {
+        self.toks
+            .get(self.pos)
+            .or(self.toks.last())
+            .map_or(1, |t| t.0)
     }
     fn peek_line_len(&self) -> usize {
         let Some(&(line, _)) = self.toks.get(self.pos) else {
@@ -73,9 +112,17 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// Digits only (an optional leading `+`): the value, saturated at `u64::MAX`.
+fn parse_uint(t: &str) -> Option<u64> {
+    let d = t.strip_prefix('+').unwrap_or(t);
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(d.parse::<u64>().unwrap_or(u64::MAX))
+}
+
 fn read(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| InputError::in_file(path, "", format!("cannot read: {e}")))
+    limits::read_text(path).map_err(|e| InputError::in_file(path, "", format!("cannot read: {e}")))
 }
 
 /// Reads a topology file in the HPCC ns-3 format.
@@ -100,15 +147,28 @@ pub fn read_topology_unchecked(path: &Path) -> Result<TopologySpec, InputError> 
 
 fn parse_topology_unchecked(path: &Path, text: &str) -> Result<TopologySpec, InputError> {
     let mut t = Tokens::new(path, text);
-    let (_, n_nodes) = t.int::<u32>("the node count")?;
-    let (_, n_switches) = t.int::<u32>("the switch count")?;
-    let (_, n_links) = t.int::<u32>("the link count")?;
+    let (_, n_nodes) = t.count("the node count", limits::MAX_NODES)?;
+    let (_, n_switches) = t.count("the switch count", limits::MAX_NODES)?;
+    let (_, n_links) = t.count("the link count", limits::MAX_LINKS)?;
     if n_switches > n_nodes {
         return Err(t.err(1, format!("{n_switches} switches but only {n_nodes} nodes")));
     }
+    // Both counts are within the limits: this allocation is bounded.
     let mut kinds = vec![NodeKind::Host; n_nodes as usize];
-    for _ in 0..n_switches {
-        let (line, id) = t.int::<u32>("a switch id")?;
+    let mut list_line = None;
+    for k in 0..n_switches {
+        if t.at_link_line() {
+            let line = list_line.unwrap_or_else(|| t.peek_line());
+            return Err(t.err(
+                line,
+                format!(
+                    "the switch list is short: the header declares {n_switches} switches but {k} id(s) come before the first link (line {})",
+                    t.peek_line()
+                ),
+            ));
+        }
+        let (line, id) = t.uint("a switch id", u32::MAX as u64)?;
+        list_line.get_or_insert(line);
         if id >= n_nodes {
             return Err(t.err(
                 line,
@@ -120,16 +180,17 @@ fn parse_topology_unchecked(path: &Path, text: &str) -> Result<TopologySpec, Inp
         }
         kinds[id as usize] = NodeKind::Switch;
     }
-    let mut links = Vec::with_capacity(n_links as usize);
+    // Never reserve more than the text can hold (5 tokens a link).
+    let mut links = Vec::with_capacity((n_links as usize).min(t.remaining() / 5));
     for _ in 0..n_links {
-        let (line, a) = t.int::<u32>("a link's first node")?;
-        let (_, b) = t.int::<u32>("a link's second node")?;
+        let (line, a) = t.uint("a link's first node", u32::MAX as u64)?;
+        let (_, b) = t.uint("a link's second node", u32::MAX as u64)?;
         let (_, rate_s) = t.next("a link rate")?;
         let rate = parse_rate(rate_s).map_err(|e| t.err(line, format!("link rate {e}")))?;
         let (_, delay_s) = t.next("a link delay")?;
         let delay: Delta =
             parse_delta(delay_s).map_err(|e| t.err(line, format!("link delay {e}")))?;
-        let (_, loss) = t.float("a link error rate")?;
+        let (loss_text, loss) = t.float("a link error rate")?;
         for id in [a, b] {
             if id >= n_nodes {
                 return Err(t.err(
@@ -145,11 +206,11 @@ fn parse_topology_unchecked(path: &Path, text: &str) -> Result<TopologySpec, Inp
             return Err(t.err(line, "link rate must be > 0, e.g. 100Gbps"));
         }
         if !(0.0..1.0).contains(&loss) {
-            return Err(t.err(line, format!("error rate {loss} must be in [0, 1)")));
+            return Err(t.err(line, format!("error rate {loss_text} must be in [0, 1)")));
         }
         links.push(LinkSpec {
-            a: NodeId(a),
-            b: NodeId(b),
+            a: NodeId(a as u32),
+            b: NodeId(b as u32),
             rate,
             delay,
             loss,
@@ -170,34 +231,56 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowSpec>, InputError> {
 
 pub fn parse_flows(path: &Path, text: &str) -> Result<Vec<FlowSpec>, InputError> {
     let mut t = Tokens::new(path, text);
-    let (_, n) = t.int::<u32>("the flow count")?;
-    let mut flows = Vec::with_capacity(n as usize);
-    for _ in 0..n {
-        if t.peek_line_len() == 7 {
-            t.int::<u64>("a flow id")?;
+    let (_, n) = t.count("the flow count", limits::MAX_FLOWS)?;
+    // Never reserve more than the text can hold (6 tokens a flow).
+    let mut flows = Vec::with_capacity((n as usize).min(t.remaining() / 6));
+    let max_s = limits::max_time_s();
+    for k in 0..n {
+        // One flow per line: a short line is reported as itself, not as the next.
+        match t.peek_line_len() {
+            0 => {
+                return Err(t.err(
+                    t.peek_line(),
+                    format!("file ends after {k} flows; line 1 declares {n}"),
+                ));
+            }
+            6 => {}
+            7 => {
+                t.uint("a flow id", u64::MAX)?;
+            }
+            cols => {
+                return Err(t.err(
+                    t.peek_line(),
+                    format!(
+                        "{cols} columns; a flow line is \"src dst pg dport size start_s\" (6 columns, or 7 with a leading flow id)"
+                    ),
+                ));
+            }
         }
-        let (line, src) = t.int::<u32>("a flow's source")?;
-        let (_, dst) = t.int::<u32>("a flow's destination")?;
-        let (_, pg) = t.int::<u8>("a flow's priority group")?;
-        let (_, dport) = t.int::<u16>("a flow's destination port")?;
-        let (_, size) = t.int::<u64>("a flow's size")?;
-        let (_, start) = t.float("a flow's start time")?;
+        let (line, src) = t.uint("a flow's source", u32::MAX as u64)?;
+        let (_, dst) = t.uint("a flow's destination", u32::MAX as u64)?;
+        let (_, pg) = t.uint("a flow's priority group", 7)?;
+        let (_, dport) = t.uint("a flow's destination port", u16::MAX as u64)?;
+        let (_, size) = t.uint("a flow's size", u64::MAX)?;
+        let (text, start) = t.float("a flow's start time")?;
         if start < 0.0 {
-            return Err(t.err(line, format!("start time {start} s is negative")));
+            return Err(t.err(line, format!("start time {text} s is negative")));
         }
-        if pg > 7 {
+        if start > max_s {
             return Err(t.err(
                 line,
-                format!("priority group {pg} is out of range (valid: 0..7)"),
+                format!(
+                    "start time {text} s is out of range (valid: 0 to {max_s:.0} s; docs/scenario.md, Limits)"
+                ),
             ));
         }
         flows.push(FlowSpec {
-            src: NodeId(src),
-            dst: NodeId(dst),
+            src: NodeId(src as u32),
+            dst: NodeId(dst as u32),
             size,
-            start: SimTime(ns3_seconds_to_ps(start)),
-            class: pg,
-            dport,
+            start: SimTime(ns3_seconds_to_ps(start).min(limits::MAX_TIME_PS)),
+            class: pg as u8,
+            dport: dport as u16,
         });
     }
     Ok(flows)
@@ -394,6 +477,66 @@ mod tests {
         );
         let e = parse_flows(Path::new("f.txt"), "2\n1 0 3 100 5000 0.5\n").unwrap_err();
         assert!(e.to_string().contains("file ends"), "{e}");
+    }
+
+    #[test]
+    fn declared_counts_beyond_the_limits_are_refused_before_allocating() {
+        let t = Path::new("t.txt");
+        let e = parse_topology(t, "4294967295 1 3\n3\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.txt: line 1: the node count 4294967295 exceeds the limit 1000000 (docs/scenario.md, Limits)"
+        );
+        let e = parse_topology(t, "4 1 4000000000\n3\n0 3 100Gbps 1us 0\n").unwrap_err();
+        assert!(
+            e.to_string().contains("link count 4000000000 exceeds"),
+            "{e}"
+        );
+        let e = parse_flows(Path::new("f.txt"), "99999999999999999999999\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("flow count 99999999999999999999999 exceeds the limit 20000000"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_short_switch_list_is_reported_at_its_line() {
+        let e = parse_topology(
+            Path::new("t.txt"),
+            "5 2 4\n3\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n3 4 100Gbps 1us 0\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.txt: line 2: the switch list is short"),
+            "{e}"
+        );
+        // Ids spread over lines are still fine.
+        let spec = parse_topology(
+            Path::new("t.txt"),
+            "5 2 4\n3\n4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n3 4 100Gbps 1us 0\n",
+        )
+        .unwrap();
+        assert_eq!(spec.num_switches(), 2);
+    }
+
+    #[test]
+    fn a_flow_line_with_a_missing_column_or_a_late_start_names_itself() {
+        let f = Path::new("f.txt");
+        let e = parse_flows(f, "2\n1 0 3 100 5000\n2 0 3 100 6000 0.6\n").unwrap_err();
+        assert!(e.to_string().starts_with("f.txt: line 2: 5 columns"), "{e}");
+        let e = parse_flows(f, "1\n1 0 3 100 5000 1e300\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("f.txt: line 2: start time 1e300 s is out of range"),
+            "{e}"
+        );
+        let e = parse_flows(f, "1\n1 0 9 100 5000 0\n").unwrap_err();
+        assert!(
+            e.to_string().contains("priority group 9 is out of range"),
+            "{e}"
+        );
     }
 
     #[test]

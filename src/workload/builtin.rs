@@ -205,7 +205,7 @@ pub fn resolve_cdf(
     } else {
         base.join(p)
     };
-    match std::fs::read_to_string(&path) {
+    match crate::limits::read_text(&path) {
         Ok(text) => FlowSizeCdf::parse(&path.display().to_string(), &text),
         Err(e) => Err(InputError::new(
             source,

@@ -34,8 +34,9 @@ pub struct FlowSpec {
     pub dport: u16,
 }
 
-/// Generators refuse to produce more flows than this (about 32 bytes each).
-pub const MAX_GENERATED_FLOWS: u64 = 20_000_000;
+/// Generators refuse to produce more flows than this (about 32 bytes each);
+/// [`crate::limits::MAX_FLOWS`].
+pub const MAX_GENERATED_FLOWS: u64 = crate::limits::MAX_FLOWS;
 
 /// The hosts a generator draws from, with what generators need to know of each.
 #[derive(Clone, Debug)]

@@ -249,7 +249,7 @@ fn topology_field_errors_are_one_line_and_name_the_field() {
         ),
         (
             "kind = \"fat-tree\"\nk = 256\nhost_rate = \"10Gbps\"\ndelay = \"1us\"",
-            "t.toml: topology: 4276224 nodes and 81920 switches: the route table would need 2684354560 entries (limit 50000000); use fewer pods, ToRs or leaves",
+            "t.toml: topology: the node count 4276224 exceeds the limit 1000000 (docs/scenario.md, Limits)",
         ),
     ] {
         let e = resolve(&format!("[topology]\n{body}\n")).unwrap_err();

@@ -23,6 +23,7 @@ mod rcc_multi_bottleneck;
 mod recorders;
 mod reports;
 mod reproduce;
+mod robustness_input;
 mod robustness_output;
 mod single_bottleneck_cc;
 mod single_flow;

@@ -1,0 +1,75 @@
+//! Input limits: the largest counts and times rocesim accepts from any scenario,
+//! topology or flow file, as data in one place. Readers check a declared count
+//! against these before allocating anything for it, and generators check the
+//! number of flows they would produce before producing them, so no input can
+//! exhaust memory or overflow simulated time. docs/scenario.md "Limits" lists them.
+
+/// Nodes (hosts and switches) in a topology file.
+pub const MAX_NODES: u64 = 1_000_000;
+
+/// Links in a topology file.
+pub const MAX_LINKS: u64 = 4_000_000;
+
+/// Ports of one node (a port id is 16 bits).
+pub const MAX_PORTS_PER_NODE: u64 = u16::MAX as u64;
+
+/// Flows in a flow file, in one generator table, or in a whole workload (each
+/// flow costs about 32 bytes before the run and a few hundred during it).
+pub const MAX_FLOWS: u64 = 20_000_000;
+
+/// The latest instant a flow may start or a time field may name, in picoseconds:
+/// 2^63 ps, about 106 days, so that any time plus any duration stays exact in
+/// 64 bits.
+pub const MAX_TIME_PS: u64 = u64::MAX / 2;
+
+/// [`MAX_TIME_PS`] in seconds, for messages and for files that give seconds.
+pub fn max_time_s() -> f64 {
+    MAX_TIME_PS as f64 / crate::units::PS_PER_S as f64
+}
+
+/// Reads an input file as text. Only regular files: a device or a pipe
+/// (`/dev/zero`) could be read without end.
+pub fn read_text(path: &std::path::Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
+/// `"{what} {n} exceeds the limit {limit}"`, or Ok.
+pub fn check_count(what: &str, n: u64, limit: u64) -> Result<(), String> {
+    if n > limit {
+        return Err(exceeds(what, n, limit));
+    }
+    Ok(())
+}
+
+/// The message for a count `n` (as written) above `limit`.
+pub fn exceeds(what: &str, n: impl std::fmt::Display, limit: u64) -> String {
+    format!("{what} {n} exceeds the limit {limit} (docs/scenario.md, Limits)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_above_a_limit_name_the_number_and_the_limit() {
+        assert!(check_count("the link count", 10, 10).is_ok());
+        let e = check_count("the link count", 4_000_000_001, MAX_LINKS).unwrap_err();
+        assert!(e.contains("4000000001 exceeds the limit 4000000"), "{e}");
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let e = read_text(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(e, "is not a regular file");
+        assert!(read_text(std::path::Path::new("/nonexistent/x")).is_err());
+    }
+
+    #[test]
+    fn the_time_limit_is_about_106_days() {
+        assert!((max_time_s() / 86_400.0 - 106.75).abs() < 0.1);
+    }
+}
