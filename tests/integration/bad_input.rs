@@ -4,17 +4,7 @@
 use crate::common::scratch;
 use std::process::Command;
 
-const GOOD: &str = r#"
-[topology]
-kind = "star"
-hosts = 3
-rate = "100Gbps"
-delay = "1us"
-[[workload.flows]]
-src = 1
-dst = 0
-size = "10KB"
-"#;
+use crate::common::STAR3 as GOOD;
 
 /// Runs `rocesim run` on `text`; returns (exit code, stderr). Asserts no outputs.
 fn run_bad(name: &str, text: &str, extra: &[&str]) -> (i32, String) {

@@ -52,3 +52,17 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// Three hosts on one 100 Gbps switch, one 10 KB flow from host 1 to host 0: a
+/// valid scenario that the bad-input tests break one key at a time.
+pub const STAR3: &str = r#"
+[topology]
+kind = "star"
+hosts = 3
+rate = "100Gbps"
+delay = "1us"
+[[workload.flows]]
+src = 1
+dst = 0
+size = "10KB"
+"#;

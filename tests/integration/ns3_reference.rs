@@ -41,22 +41,7 @@ fn agreement(run: &str) -> Agreement {
 /// `tag` keeps the scratch directories of tests that run the same config apart.
 fn agreement_and_run(run: &str, tag: &str) -> (Agreement, PathBuf) {
     let dir = scratch(&format!("ns3-ref-{run}{tag}"));
-    let scen = dir.join("scenario.toml");
-    let config = reference(run).join("config.txt");
-    rocesim(&[
-        "import-ns3",
-        config.to_str().unwrap(),
-        "--out",
-        scen.to_str().unwrap(),
-    ]);
-    let out = dir.join("run");
-    rocesim(&[
-        "run",
-        scen.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let out = import_and_run(run, &dir);
     let ours = load_run(&out, "rocesim".into()).unwrap();
     let theirs = load(
         &Ns3Source {
@@ -75,6 +60,27 @@ fn agreement_and_run(run: &str, tag: &str) -> (Agreement, PathBuf) {
         rocesim::report::text_table(&h, &rows)
     );
     (a, out)
+}
+
+/// Imports `run`'s config into `dir`/scenario.toml and runs it into `dir`/run.
+fn import_and_run(run: &str, dir: &Path) -> PathBuf {
+    let scen = dir.join("scenario.toml");
+    let config = reference(run).join("config.txt");
+    rocesim(&[
+        "import-ns3",
+        config.to_str().unwrap(),
+        "--out",
+        scen.to_str().unwrap(),
+    ]);
+    let out = dir.join("run");
+    rocesim(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    out
 }
 
 /// Queue-length integral (KB x 100 ns samples) per (switch, port) of the
@@ -207,22 +213,8 @@ fn dctcp_agrees_with_ns3_on_fb_hadoop_within_10_percent() {
 fn compare_takes_an_ns3_config_as_a_series_and_writes_the_agreement() {
     let run = "fat_fbhdp_l30_100G_1ms_seed2_dctcp";
     let dir = scratch("ns3-compare-cli");
-    let scen = dir.join("scenario.toml");
     let config = reference(run).join("config.txt");
-    rocesim(&[
-        "import-ns3",
-        config.to_str().unwrap(),
-        "--out",
-        scen.to_str().unwrap(),
-    ]);
-    let ours = dir.join("run");
-    rocesim(&[
-        "run",
-        scen.to_str().unwrap(),
-        "--out",
-        ours.to_str().unwrap(),
-        "-q",
-    ]);
+    let ours = import_and_run(run, &dir);
     let out = dir.join("cmp");
     rocesim(&[
         "compare",

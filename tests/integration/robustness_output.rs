@@ -7,17 +7,7 @@ use crate::common::scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const STAR: &str = r#"
-[topology]
-kind = "star"
-hosts = 3
-rate = "100Gbps"
-delay = "1us"
-[[workload.flows]]
-src = 1
-dst = 0
-size = "10KB"
-"#;
+use crate::common::STAR3 as STAR;
 
 fn rocesim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rocesim"))

@@ -112,6 +112,25 @@ pub fn traffic(r: &Finished, k: u64) -> Result<Traffic, Error> {
     Ok(t)
 }
 
+/// One line chart of a §6.2 panel: a value per scheme against `x`.
+pub fn panel(
+    dir: &std::path::Path,
+    (stem, title): (&str, &str),
+    x: crate::plot::AxisSpec,
+    y: &str,
+    series: Vec<crate::plot::Series>,
+) -> Result<(), Error> {
+    let fig = crate::plot::Figure::Line(crate::plot::LineChart {
+        title: title.into(),
+        x,
+        y: crate::plot::AxisSpec::linear(y),
+        series,
+        ..crate::plot::LineChart::default()
+    });
+    crate::plot::write_figure(dir, stem, &fig)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 
 use super::dcqcn_bench::{incast_overrides, scale, traffic};
 use crate::error::Error;
-use crate::plot::{AxisSpec, Figure, LineChart, Series, write_figure};
+use crate::plot::{AxisSpec, Series};
 use crate::reproduce::metrics::pct;
 use crate::reproduce::{Analysis, Experiment, Finished, Row, RunSpec, Verdict};
 use std::path::Path;
@@ -62,15 +62,13 @@ fn collect(runs: &[Finished], prefix: &str, quick: bool) -> Result<Vec<Point>, E
 }
 
 fn panel(dir: &Path, stem: &str, title: &str, y: &str, series: Vec<Series>) -> Result<(), Error> {
-    let fig = Figure::Line(LineChart {
-        title: title.into(),
-        x: AxisSpec::linear("degree of incast"),
-        y: AxisSpec::linear(y),
+    super::dcqcn_bench::panel(
+        dir,
+        (stem, title),
+        AxisSpec::linear("degree of incast"),
+        y,
         series,
-        ..LineChart::default()
-    });
-    write_figure(dir, stem, &fig)?;
-    Ok(())
+    )
 }
 
 impl Experiment for DcqcnFig16 {
