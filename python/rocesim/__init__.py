@@ -232,11 +232,6 @@ def run(
     return Run(out, _keep_alive=keep)
 
 
-# The headline columns sweep() takes from summary.json: every key but the ones
-# that measure the machine rather than the network.
-_NOT_HEADLINE = {"wall_seconds", "events_per_second", "packets_per_second"}
-
-
 def _point_id(index: int, values: Iterable[Any]) -> str:
     parts = [str(index).zfill(3)]
     for v in values:
@@ -266,8 +261,8 @@ def sweep(
     seed, overrides: as in :func:`run`, for every point (an axis wins).
 
     A point that fails is recorded with its error message and the others go on.
-    This is a small Python loop over :func:`run`; it will become a wrapper of
-    ``rocesim sweep`` when that lands.
+    This is a small Python loop over :func:`run`, apart from ``rocesim sweep``
+    (no resume, no Slurm); for those, write a sweep file and use the CLI.
     """
     import pandas as pd
 
@@ -289,7 +284,7 @@ def sweep(
         row: dict[str, Any] = {"point": point, **dict(zip(names, values))}
         try:
             r = run(base, overrides=sets, seed=point_seed, out=root / point)
-            row.update({k: v for k, v in r.summary.items() if k not in _NOT_HEADLINE})
+            row.update(r.summary)
             row["error"] = ""
         except (InputError, SimulationError, OSError) as e:
             row["error"] = str(e)

@@ -108,11 +108,9 @@ impl Sim {
     pub(super) fn nic_kick(&mut self, hi: usize) {
         let now = self.q.now();
         if self.ns3_scheduler() {
-            // ns-3 `DequeueAndTransmit`: nothing while the port is busy; the
-            // completion of that transmission looks again.
-            if now >= self.nics[hi].eg.busy_until {
-                self.nic_start_tx(hi);
-            }
+            // ns-3 `DequeueAndTransmit`, which does nothing while the port is
+            // busy: the completion of that transmission looks again.
+            self.nic_start_tx(hi);
             return;
         }
         let eg = &mut self.nics[hi].eg;

@@ -14,10 +14,6 @@ pub const POINT_FILE: &str = "sweep-point.json";
 /// In the sweep directory: which sweep file it belongs to (for `sweep collect DIR`).
 pub const PLAN_FILE: &str = "sweep-plan.json";
 
-/// summary.json keys left out of sweep.csv: they measure the machine, not the
-/// network, and would make the file differ between runs.
-const WALL_CLOCK_KEYS: [&str; 3] = ["wall_seconds", "events_per_second", "packets_per_second"];
-
 /// The content of `sweep-point.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct PointRecord {
@@ -242,7 +238,7 @@ pub fn collect(spec: &SweepSpec, out: &Path) -> Result<SweepResult, Error> {
         if let Some(s) = &summary {
             for (k, v) in &s.0 {
                 let numeric = v.is_number() || v.is_boolean();
-                if numeric && !WALL_CLOCK_KEYS.contains(&k.as_str()) && !metrics.contains(k) {
+                if numeric && !metrics.contains(k) {
                     metrics.push(k.clone());
                 }
             }

@@ -49,26 +49,27 @@ impl<'a> Tokens<'a> {
     }
     /// A non-negative integer no larger than `max`.
     fn uint(&mut self, what: &str, max: u64) -> Result<(usize, u64), InputError> {
-        let (line, t) = self.next(what)?;
-        match parse_uint(t) {
-            Some(v) if v <= max => Ok((line, v)),
-            Some(_) => Err(self.err(
-                line,
-                format!("{what} {t} is out of range (valid: 0..={max})"),
-            )),
-            None => Err(self.err(
-                line,
-                format!("{what} \"{t}\" is not a valid non-negative integer"),
-            )),
-        }
+        self.bounded(what, max, |t| {
+            format!("{what} {t} is out of range (valid: 0..={max})")
+        })
     }
     /// A declared count, checked against its limit before anything is
     /// allocated for it.
     fn count(&mut self, what: &str, limit: u64) -> Result<(usize, u64), InputError> {
+        self.bounded(what, limit, |t| limits::exceeds(what, t, limit))
+    }
+    /// A non-negative integer no larger than `max`; `too_big` words the error
+    /// for a larger one from its text.
+    fn bounded(
+        &mut self,
+        what: &str,
+        max: u64,
+        too_big: impl FnOnce(&str) -> String,
+    ) -> Result<(usize, u64), InputError> {
         let (line, t) = self.next(what)?;
         match parse_uint(t) {
-            Some(v) if v <= limit => Ok((line, v)),
-            Some(_) => Err(self.err(line, limits::exceeds(what, t, limit))),
+            Some(v) if v <= max => Ok((line, v)),
+            Some(_) => Err(self.err(line, too_big(t))),
             None => Err(self.err(
                 line,
                 format!("{what} \"{t}\" is not a valid non-negative integer"),
