@@ -6,15 +6,25 @@
 //! here; a paused class stops after the packet in flight. Switch ports and NIC
 //! ports share this state.
 
-use crate::packet::PacketId;
+use crate::ids::EgressId;
 use crate::profile::Serialization;
 use crate::topology::{NodeId, PortInfo};
 use crate::units::{Delta, Rate, SimTime};
 use rand::Rng;
-use std::collections::VecDeque;
 
 /// Number of priority classes per port (IEEE 802.1Qbb).
 pub const CLASSES: usize = 8;
+
+/// Quanta of an X-OFF pause (no expiry unless pauses are timed).
+pub const XOFF_QUANTA: u16 = u16::MAX;
+/// Bits per pause quantum (IEEE 802.1Qbb).
+pub const QUANTUM_BITS: u64 = 512;
+
+/// How long `quanta` pause quanta last on a link of `rate` (rounded up to a ps).
+pub fn quanta_to_time(rate: Rate, quanta: u16) -> Delta {
+    let bits = quanta as u128 * QUANTUM_BITS as u128;
+    Delta((bits * crate::units::PS_PER_S as u128).div_ceil(rate.bps() as u128) as u64)
+}
 
 #[derive(Clone, Debug)]
 pub struct Egress {
@@ -44,10 +54,6 @@ pub struct Egress {
     pub tx_bytes: u64,
     /// Bytes of data packets put on the wire.
     pub tx_data_bytes: u64,
-    /// Packets on the wire with their arrival times, in order. Propagation delay
-    /// is constant, so they arrive in this order and only the head needs an event
-    /// (htsim's pipe). A ring, so the hot path reads no packet memory here.
-    pub flight: VecDeque<(PacketId, SimTime)>,
 }
 
 impl Egress {
@@ -76,8 +82,14 @@ impl Egress {
             paused_total: [Delta::ZERO; CLASSES],
             tx_bytes: 0,
             tx_data_bytes: 0,
-            flight: VecDeque::new(),
         }
+    }
+
+    /// The link this port sends into (the packets in flight on it wait in a
+    /// ring of the receiving side, [`crate::node::Links`]).
+    #[inline]
+    pub fn link(&self) -> EgressId {
+        EgressId(self.gid)
     }
 
     /// Serialization time of `bytes` on this port.
@@ -140,25 +152,6 @@ impl Egress {
             return None;
         }
         Some(end + self.delay)
-    }
-
-    /// Puts a packet that will reach the peer at `at` on the wire. Returns true
-    /// when it is the only one in flight, so the caller must schedule its arrival.
-    #[inline]
-    pub fn launch(&mut self, id: PacketId, at: SimTime) -> bool {
-        self.flight.push_back((id, at));
-        self.flight.len() == 1
-    }
-
-    /// Takes the packet arriving now off the wire; also returns when the next one
-    /// arrives, if any.
-    #[inline]
-    pub fn land(&mut self) -> (PacketId, Option<SimTime>) {
-        let (id, _) = self
-            .flight
-            .pop_front()
-            .expect("an arrival event has a packet in flight");
-        (id, self.flight.front().map(|&(_, at)| at))
     }
 
     /// Claims a `TxDone` at `at` unless one is already due by then. Returns true

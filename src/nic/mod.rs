@@ -1,28 +1,140 @@
 //! RDMA NIC: one port, reliable-connection queue pairs, pacing, windows, ACK/NACK
-//! and CNP generation, loss recovery (go-back-N, go-back-0 or IRN, [`irn`]) and
-//! retransmission timeouts.
+//! and CNP generation, loss recovery (go-back-N, go-back-0 or IRN: [`transport`],
+//! [`irn`]) and retransmission timeouts.
 //!
-//! Transmit selection (per packet): the control queue (ACK/NACK/CNP) first, unless
-//! its class is paused; then round robin over the queue pairs that are eligible:
-//! class not paused, data left, window open, and pacing time reached. When nothing
-//! is eligible the NIC sleeps until the earliest pacing time. The behaviour itself
-//! is in `sim::hosts`.
+//! A NIC owns the sending queue pairs of the flows it sources and the receiving
+//! queue pairs of the flows destined to it; a flow's spec ([`FlowInfo`]) is
+//! immutable shared data. It handles packets and timers through a
+//! [`crate::node::Ctx`] and never reads another node.
+//!
+//! Transmit selection (per packet, [`tx`]): the control queue (ACK/NACK/CNP)
+//! first, unless its class is paused; then round robin over the queue pairs that
+//! are eligible: class not paused, data left, window open, and pacing time
+//! reached. When nothing is eligible the NIC sleeps until the earliest pacing
+//! time. The receiver is in [`receiver`], the sender's reactions in [`sender`].
 
 pub mod irn;
 pub mod qp;
+mod receiver;
 pub mod rx;
+mod sender;
+pub mod transport;
+mod tx;
 
-use crate::packet::PktQueue;
+use crate::cc::receiver::ReceiverKind;
+use crate::cc::{CcKind, FlowCtx};
+use crate::ids::{FlowId, HostIdx};
+use crate::node::Ctx;
+use crate::packet::{PacketId, PacketKind, PktQueue};
 use crate::port::Egress;
+use crate::profile::{ModelConfig, NicScheduler};
+use crate::scenario::resolve::NicPlan;
 use crate::topology::NodeId;
+use crate::units::{Delta, SimTime};
+use crate::workload::FlowSpec;
+use qp::{RecvQp, SendQp};
 use rand_chacha::ChaCha8Rng;
+use transport::{AckRule, Transport};
+
+/// One flow as every node sees it: immutable once the run starts.
+#[derive(Clone, Debug)]
+pub struct FlowInfo {
+    pub spec: FlowSpec,
+    pub sport: u16,
+    /// Ideal (stand-alone) FCT, for slowdowns.
+    pub ideal: Delta,
+    /// Base RTT of the pair (the controllers' per-flow RTT).
+    pub pair_rtt: Delta,
+    /// The pair's bandwidth-delay product in bytes (ns-3's `pairBdp` in the ns3
+    /// ideal-FCT model; bottleneck rate x `pair_rtt` otherwise).
+    pub pair_bdp: u64,
+    /// Base one-way delay of the data path.
+    pub one_way: Delta,
+    /// IRN's BDP cap in packets (IRN only).
+    pub irn_cap: Option<u32>,
+    /// Index of the flow's sending queue pair at the source NIC.
+    pub send_slot: u32,
+    /// Index of the flow's receiving queue pair at the destination NIC.
+    pub recv_slot: u32,
+}
+
+/// What every NIC of a run shares: the transport, the controller, sizes.
+#[derive(Clone, Debug)]
+pub struct NicConfig {
+    pub plan: NicPlan,
+    pub transport: Transport,
+    pub model: ModelConfig,
+    pub int_on: bool,
+    /// Wire bytes of a full data packet.
+    pub mtu_wire: u32,
+    pub cc: CcKind,
+    /// Receiver-side congestion control, when the algorithm has one.
+    pub receiver: Option<ReceiverKind>,
+    /// The control interval T given to controllers.
+    pub base_rtt: Delta,
+    /// The largest BDP over host pairs, bytes (ns-3's `maxBdp`).
+    pub max_bdp: u64,
+    /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
+    pub xoff_forever: bool,
+}
+
+impl NicConfig {
+    pub fn new(
+        plan: NicPlan,
+        model: ModelConfig,
+        int_on: bool,
+        cc: CcKind,
+        base_rtt: Delta,
+        max_bdp: u64,
+    ) -> NicConfig {
+        let ack = match plan.ns3_ack {
+            Some(rule) => AckRule::Ns3(rule),
+            None => AckRule::EveryN {
+                n: plan.ack_interval,
+                ack_duplicates: model.ack_duplicates,
+            },
+        };
+        let transport = Transport {
+            mtu: plan.mtu as u64,
+            ack,
+            recovery: plan.loss_recovery.clone(),
+            nack_interval: plan.nack_interval,
+            rto: plan.rto,
+        };
+        NicConfig {
+            mtu_wire: model.sizes.data_wire(plan.mtu, int_on),
+            receiver: cc.receiver(),
+            plan,
+            transport,
+            model,
+            int_on,
+            cc,
+            base_rtt,
+            max_bdp,
+            xoff_forever: false,
+        }
+    }
+
+    #[inline]
+    fn ns3_scheduler(&self) -> bool {
+        self.model.nic_scheduler == NicScheduler::Ns3
+    }
+}
+
+/// The shared, immutable inputs a NIC reads while it handles an event.
+#[derive(Clone, Copy)]
+pub struct NicEnv<'a> {
+    pub cfg: &'a NicConfig,
+    pub flows: &'a [FlowInfo],
+}
 
 pub struct Nic {
     pub node: NodeId,
+    pub idx: HostIdx,
     pub eg: Egress,
     /// ACK/NACK/CNP waiting to go out.
     pub ctrl: PktQueue,
-    /// Flows with a sender queue pair at this NIC that has not completed.
+    /// Flows with a sending queue pair here that has not completed, in start order.
     pub active: Vec<u32>,
     /// Round-robin position in `active`.
     pub rr: usize,
@@ -31,5 +143,108 @@ pub struct Nic {
     pub rx: rx::RxNicState,
     /// The one pending wake-up of the ns-3 NIC scheduler (`m_nextSend`),
     /// `SimTime::MAX` when none is pending. Unused by the eager scheduler.
-    pub wake_at: crate::units::SimTime,
+    pub wake_at: SimTime,
+    /// Sending queue pairs, by [`FlowInfo::send_slot`]; `None` before the flow
+    /// starts.
+    pub send: Vec<Option<SendQp>>,
+    /// Receiving queue pairs, by [`FlowInfo::recv_slot`].
+    pub recv: Vec<RecvQp>,
+}
+
+impl Nic {
+    /// A NIC that sources `n_send` flows and sinks `n_recv`.
+    pub fn new(
+        node: NodeId,
+        idx: HostIdx,
+        eg: Egress,
+        rngs: (ChaCha8Rng, ChaCha8Rng),
+        n_send: usize,
+        n_recv: usize,
+    ) -> Nic {
+        Nic {
+            node,
+            idx,
+            eg,
+            ctrl: PktQueue::default(),
+            active: Vec::new(),
+            rr: 0,
+            rng: rngs.0,
+            rx: rx::RxNicState::new(rngs.1),
+            wake_at: SimTime::MAX,
+            send: (0..n_send).map(|_| None).collect(),
+            recv: vec![RecvQp::default(); n_recv],
+        }
+    }
+
+    /// A packet arrived from the link.
+    pub fn on_packet(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
+        if env.cfg.receiver.is_some() {
+            // RCC's B_R (§III-C) is about the host link being full: every frame
+            // on it counts, ACKs, CNPs and PFC frames as well as data.
+            let wire = ctx.pool.get(id).wire as u64;
+            self.rx.on_frame(ctx.now, wire);
+        }
+        match ctx.pool.get(id).kind {
+            PacketKind::Data => self.receive_data(ctx, env, id),
+            PacketKind::Ack | PacketKind::Nack => self.receive_ack(ctx, env, id),
+            PacketKind::Cnp => self.receive_cnp(ctx, env, id),
+            PacketKind::Pfc => {
+                let r = ctx.receive_pfc(&mut self.eg, self.node, 0, id, env.cfg.xoff_forever);
+                if r.resumed {
+                    self.kick(ctx, env);
+                }
+            }
+        }
+    }
+
+    /// The port finished a transmission, or a wake-up came.
+    pub fn on_tx_done(&mut self, ctx: &mut Ctx, env: NicEnv) {
+        let now = ctx.now;
+        if env.cfg.ns3_scheduler() {
+            // Only a completed transmission or the pending wake-up makes the ns-3
+            // NIC look; an event left from a moved wake-up does not.
+            let wake = self.wake_at == now;
+            if wake {
+                self.wake_at = SimTime::MAX;
+            }
+            if wake || self.eg.busy_until == now {
+                self.start_tx(ctx, env);
+            }
+            return;
+        }
+        if self.eg.next_event == now {
+            self.eg.next_event = SimTime::MAX;
+        }
+        self.start_tx(ctx, env);
+    }
+
+    /// Timed pauses of the port that have lapsed end now.
+    pub fn on_pause_expiry(&mut self, ctx: &mut Ctx, env: NicEnv) {
+        if ctx.expire_pauses(&mut self.eg, self.node, 0) {
+            self.kick(ctx, env);
+        }
+    }
+
+    /// The sending queue pair of `fid` (which must have started).
+    #[inline]
+    fn sqp(&mut self, env: NicEnv, fid: usize) -> Option<&mut SendQp> {
+        self.send[env.flows[fid].send_slot as usize].as_mut()
+    }
+
+    /// What flow `fid`'s controller is told about its path.
+    fn flow_ctx(&self, env: NicEnv, fid: FlowId, now: SimTime) -> FlowCtx {
+        let f = &env.flows[fid.idx()];
+        let cfg = env.cfg;
+        FlowCtx {
+            now,
+            line_rate: self.eg.rate,
+            base_rtt: cfg.base_rtt,
+            pair_rtt: f.pair_rtt,
+            max_bdp: cfg.max_bdp,
+            pair_bdp: f.pair_bdp,
+            one_way: f.one_way,
+            mtu: cfg.plan.mtu,
+            mtu_wire: cfg.mtu_wire,
+        }
+    }
 }

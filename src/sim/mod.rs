@@ -1,60 +1,40 @@
 //! The simulator: builds switches, NICs and flows from a [`RunConfig`] and runs the
-//! event loop.
+//! event loop, a thin dispatcher that routes each event to the node it is for.
 //!
-//! Events are a small enum dispatched by `match`; packets live in the pool and are
-//! referenced by index. Per hop a packet costs one `Arrive` event and, while a port
-//! stays busy, one `TxDone`. Forwarding is in `switching`, the NIC in `hosts`.
+//! Events are a small enum ([`crate::node::Event`]) dispatched by `match`;
+//! packets live in the pool and are referenced by index. Per hop a packet costs
+//! one `Arrive` event and, while a port stays busy, one `TxDone`. The NIC's
+//! behaviour is in [`crate::nic`], the switch's in [`crate::switch`]; the
+//! dispatcher keeps only what spans nodes: flow arrivals, the samplers, PFC
+//! deadlock detection (`pfc`), limits and the end of the run.
 
-mod hosts;
 pub mod limits;
 pub mod mmu_config;
 pub mod ns3_paths;
 pub mod paths;
 mod pfc;
 pub mod pfc_diag;
-mod switching;
 
-use crate::cc::{Cc, FlowCtx, ReceiverKind};
 use crate::engine::EventQueue;
 use crate::error::Error;
-use crate::nic::Nic;
-use crate::nic::qp::{RecvQp, SendQp};
-use crate::output::{FctRecord, Recorder, RunOutputs};
+use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
+use crate::nic::irn::LossRecovery;
+use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
+use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress};
+use crate::output::{Recorder, RunOutputs};
 use crate::packet::PacketPool;
 use crate::port::Egress;
-use crate::profile::{IdealFct, NicScheduler};
+use crate::profile::IdealFct;
 use crate::scenario::RunConfig;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
-use crate::switch::{Switch, SwitchPort};
+use crate::switch::{Switch, SwitchConfig, SwitchEnv, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// An egress port finished (or may have finished) serializing; send the next packet.
-    TxDone { egress: u32 },
-    /// The first packet in flight on an egress port's link reaches the peer.
-    Arrive { egress: u32 },
-    /// The next flow(s) in start order begin.
-    FlowArrival,
-    /// A flow's controller timer or retransmission deadline.
-    QpTimer { flow: u32 },
-    /// Sample a recorder: [`SAMPLE_QUEUES`], [`SAMPLE_LINKS`], [`SAMPLE_FLOWS`],
-    /// [`SAMPLE_NS3_QLEN`] or [`SAMPLE_RATES`].
-    Sample { what: u32 },
-    /// The end of a flow's DCQCN NP window (§3.1, Fig. 6): a CNP if a packet
-    /// marked inside the window is still unanswered.
-    CnpTimer { flow: u32 },
-    /// A timed pause of an egress port may have lapsed.
-    PauseExpiry { egress: u32 },
-    /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
-    SwitchTimer { switch: u32 },
-}
 
 /// `Event::Sample` targets: queue lengths (queue.csv), link utilization
 /// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor, the
@@ -65,53 +45,6 @@ pub const SAMPLE_FLOWS: u32 = 2;
 pub const SAMPLE_NS3_QLEN: u32 = 3;
 pub const SAMPLE_RATES: u32 = 4;
 
-const TAG_SHIFT: u32 = 29;
-/// Largest index an event can carry (packets, flows and egress ports are counted below it).
-pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
-
-/// An [`Event`] packed into 32 bits (tag in the top 3 bits), so that heap entries
-/// are 16 bytes: this is the hottest data structure of the simulator.
-#[derive(Clone, Copy, Debug)]
-pub struct Packed(u32);
-
-impl Event {
-    #[inline]
-    pub fn pack(self) -> Packed {
-        let (tag, idx) = match self {
-            Event::TxDone { egress } => (0, egress),
-            Event::Arrive { egress } => (1, egress),
-            Event::FlowArrival => (2, 0),
-            Event::QpTimer { flow } => (3, flow),
-            Event::Sample { what } => (4, what),
-            Event::CnpTimer { flow } => (5, flow),
-            Event::PauseExpiry { egress } => (6, egress),
-            Event::SwitchTimer { switch } => (7, switch),
-        };
-        assert!(
-            idx <= MAX_EVENT_INDEX,
-            "event index {idx} does not fit in 29 bits"
-        );
-        Packed(tag << TAG_SHIFT | idx)
-    }
-}
-
-impl Packed {
-    #[inline]
-    pub fn unpack(self) -> Event {
-        let idx = self.0 & MAX_EVENT_INDEX;
-        match self.0 >> TAG_SHIFT {
-            0 => Event::TxDone { egress: idx },
-            1 => Event::Arrive { egress: idx },
-            2 => Event::FlowArrival,
-            3 => Event::QpTimer { flow: idx },
-            4 => Event::Sample { what: idx },
-            5 => Event::CnpTimer { flow: idx },
-            6 => Event::PauseExpiry { egress: idx },
-            _ => Event::SwitchTimer { switch: idx },
-        }
-    }
-}
-
 /// What a node id is, and its index among its kind.
 #[derive(Clone, Copy, Debug)]
 enum Slot {
@@ -119,47 +52,7 @@ enum Slot {
     Switch(u32),
 }
 
-/// Per-flow state.
-pub struct Flow {
-    pub spec: FlowSpec,
-    pub sport: u16,
-    pub send: Option<SendQp>,
-    pub recv: RecvQp,
-    pub ideal: Delta,
-    pub pair_rtt: Delta,
-    /// The pair's bandwidth-delay product in bytes (ns-3's `pairBdp` in the ns3
-    /// ideal-FCT model; bottleneck rate x `pair_rtt` otherwise).
-    pub pair_bdp: u64,
-    /// Base one-way delay of the data path.
-    pub one_way: Delta,
-    pub fct: Option<Delta>,
-}
-
-/// Counters reported in the summary.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    pub packets_tx: u64,
-    pub data_packets_tx: u64,
-    /// Payload bytes senders put on the wire (retransmissions included).
-    pub payload_tx_bytes: u64,
-    /// Payload bytes that reached receivers (duplicates and out-of-order included).
-    pub payload_rx_bytes: u64,
-    /// Payload bytes delivered in order (each byte once).
-    pub delivered_bytes: u64,
-    pub drops_buffer: u64,
-    pub drops_link: u64,
-    pub drops_no_route: u64,
-    pub pfc_pause_frames: u64,
-    pub pfc_resume_frames: u64,
-    /// P-PFC pauses (counted in `pfc_pause_frames` too).
-    pub ppfc_pause_frames: u64,
-    /// Data packets sent again (any loss recovery).
-    pub retx_packets: u64,
-    pub cnps_sent: u64,
-    pub nacks_sent: u64,
-    pub timeouts: u64,
-    pub retx_bytes: u64,
-}
+pub use crate::stats::Stats;
 
 /// Options of one run that are not part of the scenario.
 #[derive(Clone, Debug, Default)]
@@ -184,18 +77,20 @@ pub struct Sim {
     slots: Vec<Slot>,
     /// Owner (node, port) of each egress id.
     egress_owner: Vec<(u32, u16)>,
+    /// The receiving (node, port) of each link, named by its sending egress.
+    link_dst: Vec<(u32, u16)>,
+    /// Packets in flight on each link (the receiving side's rings).
+    links: Links,
     pool: PacketPool,
     switches: Vec<Switch>,
     nics: Vec<Nic>,
-    flows: Vec<Flow>,
+    /// Every flow's immutable spec and per-flow constants, by flow id.
+    flows: Vec<FlowInfo>,
+    nic_cfg: NicConfig,
+    sw_cfg: SwitchConfig,
+    /// The next flow to start, in start order.
     next_flow: usize,
-    flows_done: usize,
-    /// The control interval T given to controllers.
-    base_rtt: Delta,
-    /// The largest BDP over host pairs, bytes (ns-3's `maxBdp`).
-    max_bdp: u64,
-    /// Receiver-side congestion control, when the algorithm has one.
-    receiver: Option<ReceiverKind>,
+    progress: Progress,
     seed: u64,
     pub stats: Stats,
     rec: Recorder,
@@ -203,16 +98,51 @@ pub struct Sim {
     watched_ports: Vec<(u32, u16)>,
     trace_rates: Option<Delta>,
     limits: limits::Limits,
-    last_progress: SimTime,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
     diag: pfc_diag::PfcDiag,
-    /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
-    xoff_forever: bool,
     /// Scratch for flow-control ticks and deadlock searches.
     fc_frames: Vec<crate::switch::flowctl::Frame>,
     visit: Vec<u32>,
     visit_epoch: u32,
 }
+
+/// The node-facing part of the simulator and the shared inputs, borrowed apart
+/// from the nodes so that one node can be handed a [`Ctx`].
+macro_rules! split {
+    ($sim:expr, $now:expr, |$ctx:ident, $nics:ident, $switches:ident, $nenv:ident, $senv:ident| $body:expr) => {{
+        #[allow(unused_variables)]
+        let Sim {
+            q,
+            links,
+            pool,
+            stats,
+            rec,
+            diag,
+            progress,
+            nics: $nics,
+            switches: $switches,
+            flows,
+            nic_cfg,
+            sw_cfg,
+            cfg,
+            ..
+        } = $sim;
+        #[allow(unused_mut, unused_variables)]
+        let mut $ctx = Ctx::new($now, q, links, pool, stats, rec, diag, progress);
+        #[allow(unused_variables)]
+        let $nenv = NicEnv {
+            cfg: nic_cfg,
+            flows,
+        };
+        #[allow(unused_variables)]
+        let $senv = SwitchEnv {
+            cfg: sw_cfg,
+            routes: &cfg.topo.routes,
+        };
+        $body
+    }};
+}
+pub(crate) use split;
 
 use limits::STALL_LIMIT;
 
@@ -255,7 +185,7 @@ impl Sim {
                     .collect();
                 Switch {
                     node,
-                    idx: i as u32,
+                    idx: SwitchIdx::from_idx(i),
                     ports,
                     mmu,
                     fc: SwitchFc::new(&cfg.flowctl, &facts),
@@ -267,20 +197,37 @@ impl Sim {
                 }
             })
             .collect();
+        // Each flow's queue pairs: a sending slot at its source NIC, a
+        // receiving slot at its destination NIC.
+        let host_of = |n: NodeId| topo.kind_index[n.idx()] as usize;
+        let mut n_send = vec![0u32; topo.hosts.len()];
+        let mut n_recv = vec![0u32; topo.hosts.len()];
+        let slots_of: Vec<(u32, u32)> = cfg
+            .flows
+            .iter()
+            .map(|f| {
+                let (s, r) = (&mut n_send[host_of(f.src)], &mut n_recv[host_of(f.dst)]);
+                *s += 1;
+                *r += 1;
+                (*s - 1, *r - 1)
+            })
+            .collect();
         let nics: Vec<Nic> = topo
             .hosts
             .iter()
-            .map(|&node| Nic {
-                node,
-                eg: Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
-                ctrl: Default::default(),
-                active: Vec::new(),
-                rr: 0,
-                rng: ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ 0x41c ^ (node.0 as u64) << 20)),
-                rx: crate::nic::rx::RxNicState::new(ChaCha8Rng::seed_from_u64(paths::mix64(
-                    seed ^ 0x7cc ^ (node.0 as u64) << 20,
-                ))),
-                wake_at: SimTime::MAX,
+            .enumerate()
+            .map(|(hi, &node)| {
+                let rng = |salt: u64| {
+                    ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ salt ^ (node.0 as u64) << 20))
+                };
+                Nic::new(
+                    node,
+                    HostIdx::from_idx(hi),
+                    Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
+                    (rng(0x41c), rng(0x7cc)),
+                    n_send[hi] as usize,
+                    n_recv[hi] as usize,
+                )
             })
             .collect();
 
@@ -310,10 +257,22 @@ impl Sim {
 
         // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
         let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
-        let flows: Vec<Flow> = cfg
+        let irn_cap = |spec: &FlowSpec| {
+            let LossRecovery::Irn(c) = &cfg.nic.loss_recovery else {
+                return None;
+            };
+            // Configured, or the control interval T x the sender's line rate / a
+            // full data packet.
+            Some(c.bdp_cap.unwrap_or_else(|| {
+                let bdp = topo.host_port(spec.src).rate.bytes_in(base_rtt);
+                bdp.div_ceil(mtu_wire as u64).max(1) as u32
+            }))
+        };
+        let flows: Vec<FlowInfo> = cfg
             .flows
             .iter()
-            .map(|spec| {
+            .zip(&slots_of)
+            .map(|(spec, &(send_slot, recv_slot))| {
                 let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
                 let sport = *c;
                 *c = c.wrapping_add(1);
@@ -332,16 +291,16 @@ impl Sim {
                     }
                     None => (ideal, pair_rtt, bottleneck.bytes_in(pair_rtt)),
                 };
-                Flow {
+                FlowInfo {
                     spec: spec.clone(),
                     sport,
-                    send: None,
-                    recv: RecvQp::default(),
                     ideal,
                     pair_rtt,
                     pair_bdp,
                     one_way,
-                    fct: None,
+                    irn_cap: irn_cap(spec),
+                    send_slot,
+                    recv_slot,
                 }
             })
             .collect();
@@ -378,28 +337,50 @@ impl Sim {
             }
         }
         let n_egress = egress_owner.len();
+        // A link's receiving end: the peer of the egress that sends into it.
+        let link_dst = egress_owner
+            .iter()
+            .map(|&(node, port)| {
+                let p = &topo.ports[node as usize][port as usize];
+                (p.peer.0, p.peer_port)
+            })
+            .collect();
+        let mut nic_cfg = NicConfig::new(
+            cfg.nic.clone(),
+            cfg.model.clone(),
+            cfg.int_on,
+            cfg.cc.clone(),
+            base_rtt,
+            max_bdp,
+        );
+        nic_cfg.xoff_forever = xoff_forever;
+        let sw_cfg = SwitchConfig {
+            model: cfg.model.clone(),
+            int_on: cfg.int_on,
+            xoff_forever,
+            congested_queue: cfg.diag.congested_queue,
+        };
         Sim {
             q: EventQueue::new(),
             slots,
             egress_owner,
+            link_dst,
+            links: Links::new(n_egress),
             pool: PacketPool::new(),
             switches,
             nics,
             flows,
+            nic_cfg,
+            sw_cfg,
             next_flow: 0,
-            flows_done: 0,
-            base_rtt,
-            max_bdp,
-            receiver: cfg.cc.receiver(),
+            progress: Progress::default(),
             seed,
             stats: Stats::default(),
             rec,
             watched_ports,
             trace_rates: opts.trace_rates,
             limits: opts.limits,
-            last_progress: SimTime::ZERO,
             diag,
-            xoff_forever,
             fc_frames: Vec::new(),
             visit: vec![0; n_egress],
             visit_epoch: 0,
@@ -409,7 +390,7 @@ impl Sim {
 
     /// The control interval T (HPCC) this run uses.
     pub fn base_rtt(&self) -> Delta {
-        self.base_rtt
+        self.nic_cfg.base_rtt
     }
 
     /// The seed this run uses (the scenario's, or `--seed`).
@@ -469,40 +450,36 @@ impl Sim {
                 over = Some(limits::sim_time_exceeded(
                     &self.cfg,
                     &self.limits,
-                    total - self.flows_done,
+                    total - self.progress.done,
                 ));
                 break;
             }
             match ev.unpack() {
-                Event::Arrive { egress } => self.arrive(egress),
-                Event::TxDone { egress } => self.tx_done(egress),
-                Event::FlowArrival => self.flow_arrival(),
                 Event::QpTimer { flow } => {
-                    self.qp_timer(flow);
-                    if self.flows_done < self.next_flow
-                        && now.since(self.last_progress) > STALL_LIMIT
+                    self.dispatch(now, Event::QpTimer { flow });
+                    if self.progress.done < self.progress.started
+                        && now.since(self.progress.last) > STALL_LIMIT
                     {
                         stalled = Some(now);
                         break;
                     }
                 }
-                Event::Sample { what: SAMPLE_RATES } => self.rate_sample(),
-                Event::Sample { what } => self.sample(what),
-                Event::CnpTimer { flow } => self.cnp_timer(flow),
-                Event::PauseExpiry { egress } => self.pause_expiry(egress),
                 Event::SwitchTimer { switch } => {
-                    self.switch_timer(switch as usize);
+                    self.switch_timer(now, SwitchIdx(switch));
                     if self.diag.deadlock.is_some() {
                         break;
                     }
                 }
+                e => self.dispatch(now, e),
             }
-            if self.flows_done == total && self.next_flow == total {
+            if self.progress.done == total && self.progress.started == total {
                 break;
             }
             if self.q.processed() & 0xffff == 0 {
-                progress(now, self.flows_done, total);
-                if self.flows_done < self.next_flow && now.since(self.last_progress) > STALL_LIMIT {
+                progress(now, self.progress.done, total);
+                if self.progress.done < self.progress.started
+                    && now.since(self.progress.last) > STALL_LIMIT
+                {
                     stalled = Some(now);
                     break;
                 }
@@ -514,7 +491,7 @@ impl Sim {
             }
         }
         let end = self.q.now();
-        progress(end, self.flows_done, total);
+        progress(end, self.progress.done, total);
         if self.diag.deadlock.is_some() {
             return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
         }
@@ -529,7 +506,7 @@ impl Sim {
             return Err(e.into());
         }
         if let Some(t) = stalled {
-            let unfinished = total - self.flows_done;
+            let unfinished = total - self.progress.done;
             return Err(limits::stalled(&self.cfg, t, unfinished).into());
         }
         self.finish(end, wall.elapsed().as_secs_f64())
@@ -570,7 +547,7 @@ impl Sim {
             max_queue_bytes: max_queue,
             max_buffer_bytes: max_buffer,
             wall_seconds,
-            base_rtt: self.base_rtt,
+            base_rtt: self.nic_cfg.base_rtt,
             peak_packets: self.pool.peak(),
             peak_events: self.q.peak_len(),
             pfc: self.pfc_headline(),
@@ -581,57 +558,94 @@ impl Sim {
         self.rec.finish(summary)
     }
 
-    /// Delivers the head packet of an egress port's link to the peer.
+    /// Routes one event to the node it is for.
     #[inline]
-    fn arrive(&mut self, egress: u32) {
-        let (node, port) = self.egress_owner[egress as usize];
-        let eg = match self.slots[node as usize] {
-            Slot::Host(hi) => &mut self.nics[hi as usize].eg,
-            Slot::Switch(si) => &mut self.switches[si as usize].ports[port as usize].eg,
-        };
-        let (pkt, next) = eg.land();
-        let (peer, peer_port) = (eg.peer, eg.peer_port);
-        if let Some(at) = next {
-            self.q.schedule(at, Event::Arrive { egress }.pack());
-        }
-        match self.slots[peer.idx()] {
-            Slot::Host(hi) => self.host_arrive(hi as usize, pkt),
-            Slot::Switch(si) => self.switch_arrive(si as usize, peer_port, pkt),
+    fn dispatch(&mut self, now: SimTime, ev: Event) {
+        match ev {
+            Event::Arrive { link } => {
+                let (id, next) = self.links.land(EgressId(link));
+                if let Some(at) = next {
+                    self.q.schedule(at, Event::Arrive { link }.pack());
+                }
+                let (node, port) = self.link_dst[link as usize];
+                match self.slots[node as usize] {
+                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                        nics[hi as usize].on_packet(&mut ctx, nenv, id)
+                    }),
+                    Slot::Switch(si) => {
+                        let paused = split!(self, now, |ctx, nics, sw, nenv, senv| {
+                            sw[si as usize].on_packet(&mut ctx, senv, port, id)
+                        });
+                        if let Some((port, class)) = paused
+                            && self.cfg.diag.deadlock
+                            && self.diag.candidate.is_none()
+                        {
+                            self.look_for_deadlock(si as usize, port, class);
+                        }
+                    }
+                }
+            }
+            Event::TxDone { egress } => {
+                let (node, port) = self.egress_owner[egress as usize];
+                match self.slots[node as usize] {
+                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                        nics[hi as usize].on_tx_done(&mut ctx, nenv)
+                    }),
+                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                        sw[si as usize].on_tx_done(&mut ctx, senv, port)
+                    }),
+                }
+            }
+            Event::PauseExpiry { egress } => {
+                let (node, port) = self.egress_owner[egress as usize];
+                match self.slots[node as usize] {
+                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                        nics[hi as usize].on_pause_expiry(&mut ctx, nenv)
+                    }),
+                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                        sw[si as usize].on_pause_expiry(&mut ctx, senv, port)
+                    }),
+                }
+            }
+            Event::QpTimer { flow } => {
+                let hi = self.host_of(self.flows[flow as usize].spec.src);
+                split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    nics[hi].on_qp_timer(&mut ctx, nenv, FlowId(flow))
+                })
+            }
+            Event::CnpTimer { flow } => {
+                let hi = self.host_of(self.flows[flow as usize].spec.dst);
+                split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    nics[hi].on_cnp_timer(&mut ctx, nenv, FlowId(flow))
+                })
+            }
+            Event::FlowArrival => self.flow_arrival(now),
+            Event::Sample { what: SAMPLE_RATES } => self.rate_sample(),
+            Event::Sample { what } => self.sample(what),
+            Event::SwitchTimer { switch } => self.switch_timer(now, SwitchIdx(switch)),
         }
     }
 
     #[inline]
-    fn tx_done(&mut self, egress: u32) {
-        let (node, port) = self.egress_owner[egress as usize];
-        let now = self.q.now();
-        match self.slots[node as usize] {
-            Slot::Host(hi) => {
-                let nic = &mut self.nics[hi as usize];
-                if self.cfg.model.nic_scheduler == NicScheduler::Ns3 {
-                    // Only a completed transmission or the pending wake-up makes
-                    // the ns-3 NIC look; an event left from a moved wake-up does not.
-                    let wake = nic.wake_at == now;
-                    if wake {
-                        nic.wake_at = SimTime::MAX;
-                    }
-                    if wake || nic.eg.busy_until == now {
-                        self.nic_start_tx(hi as usize);
-                    }
-                    return;
-                }
-                let eg = &mut nic.eg;
-                if eg.next_event == now {
-                    eg.next_event = SimTime::MAX;
-                }
-                self.nic_start_tx(hi as usize);
-            }
-            Slot::Switch(si) => {
-                let eg = &mut self.switches[si as usize].ports[port as usize].eg;
-                if eg.next_event == now {
-                    eg.next_event = SimTime::MAX;
-                }
-                self.switch_start_tx(si as usize, port);
-            }
+    fn host_of(&self, node: NodeId) -> usize {
+        self.cfg.topo.kind_index[node.idx()] as usize
+    }
+
+    /// Flows whose start time has come begin at their source NICs.
+    fn flow_arrival(&mut self, now: SimTime) {
+        while let Some(f) = self.flows.get(self.next_flow)
+            && f.spec.start <= now
+        {
+            let fid = FlowId::from_idx(self.next_flow);
+            let hi = self.host_of(f.spec.src);
+            self.next_flow += 1;
+            split!(self, now, |ctx, nics, sw, nenv, senv| {
+                nics[hi].start_flow(&mut ctx, nenv, fid)
+            });
+        }
+        if let Some(f) = self.flows.get(self.next_flow) {
+            self.q
+                .schedule_cold(f.spec.start, Event::FlowArrival.pack());
         }
     }
 
@@ -732,15 +746,25 @@ impl Sim {
         }
     }
 
+    /// A flow's sending queue pair (at its source NIC) and receiving one (at
+    /// its destination NIC): the samplers observe both ends.
+    fn flow_ends(&self, fid: usize) -> (&crate::nic::qp::SendQp, &crate::nic::qp::RecvQp) {
+        let f = &self.flows[fid];
+        let send = self.nics[self.host_of(f.spec.src)].send[f.send_slot as usize]
+            .as_ref()
+            .expect("sampled flows have a sender");
+        let recv = &self.nics[self.host_of(f.spec.dst)].recv[f.recv_slot as usize];
+        (send, recv)
+    }
+
     fn flow_counters(&self, fid: usize) -> crate::output::FlowCounters {
         use crate::cc::CongestionControl;
-        let f = &self.flows[fid];
-        let qp = f.send.as_ref().expect("sampled flows have a sender");
+        let (qp, rx) = self.flow_ends(fid);
         crate::output::FlowCounters {
             rate: qp.cc.rate(),
             window: qp.cc.window(),
             sent: qp.high_sent + qp.retx_bytes,
-            delivered: f.recv.delivered,
+            delivered: rx.delivered,
         }
     }
 
@@ -749,15 +773,14 @@ impl Sim {
         let now = self.q.now();
         for nic in &self.nics {
             for &fid in &nic.active {
-                let f = &self.flows[fid as usize];
-                let qp = f.send.as_ref().expect("active flows have a sender");
+                let (qp, rx) = self.flow_ends(fid as usize);
                 self.rec.rate_sample(crate::output::RateSample {
                     time: now,
                     flow: fid,
                     rate: qp.cc.rate(),
                     window: qp.cc.window(),
-                    delivered: f.recv.delivered,
-                    congestion: match f.recv.ctl.congestion() {
+                    delivered: rx.delivered,
+                    congestion: match rx.ctl.congestion() {
                         crate::cc::Congestion::Unknown => qp.cc.congestion(),
                         c => c,
                     },
@@ -769,54 +792,6 @@ impl Sim {
             self.q
                 .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
-    }
-
-    fn record_completion(&mut self, fid: usize) {
-        let now = self.q.now();
-        let f = &mut self.flows[fid];
-        let fct = now.since(f.spec.start);
-        f.fct = Some(fct);
-        self.flows_done += 1;
-        if self.rec.flow_rate_on(fid) {
-            let c = self.flow_counters(fid);
-            self.rec.flow_rate(now, fid, c);
-        }
-        let f = &self.flows[fid];
-        let send = f.send.as_ref().expect("completed flows have a sender");
-        self.rec.flow_done(FctRecord {
-            flow_id: fid as u32,
-            src: f.spec.src.0,
-            dst: f.spec.dst.0,
-            sport: f.sport,
-            dport: f.spec.dport,
-            size: f.spec.size,
-            start: f.spec.start,
-            fct,
-            ideal: f.ideal,
-            retx_bytes: send.retx_bytes,
-            delivered: f.recv.delivered,
-            cnps: send.cnps,
-            timeouts: send.timeouts,
-        });
-    }
-
-    fn flow_ctx(&self, fid: usize) -> FlowCtx {
-        let f = &self.flows[fid];
-        FlowCtx {
-            now: self.q.now(),
-            line_rate: self.cfg.topo.host_port(f.spec.src).rate,
-            base_rtt: self.base_rtt,
-            pair_rtt: f.pair_rtt,
-            max_bdp: self.max_bdp,
-            pair_bdp: f.pair_bdp,
-            one_way: f.one_way,
-            mtu: self.cfg.nic.mtu,
-            mtu_wire: self.cfg.mtu_wire(),
-        }
-    }
-
-    fn new_cc(&self, fid: usize) -> Cc {
-        self.cfg.cc.new_flow(&self.flow_ctx(fid))
     }
 }
 

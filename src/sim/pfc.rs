@@ -1,20 +1,20 @@
-//! PFC frames in the simulator: sending what the switch's flow-control scheme
-//! decides, applying received PAUSE/RESUME (IEEE 802.1Qbb: a PAUSE lasts its
-//! quanta unless X-OFF style, a new one restarts the timer, RESUME ends it),
-//! timed-pause expiry, the switch flow-control timer (P-PFC ticks), deadlock
-//! detection, and the end-of-run PFC diagnostics files (`pfc_diag`).
+//! PFC across the fabric, the dispatcher's part: the switch timer's deadlock
+//! confirmation, deadlock detection (a search over paused queues of all
+//! switches, which no single node may do), and the end-of-run PFC diagnostics
+//! files (`pfc_diag`). Sending and receiving PFC frames is the nodes' business
+//! (`switch::pause`, `node::Ctx::receive_pfc`).
 
 use super::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
-use super::{Event, Sim, Slot, paths};
+use super::{Sim, Slot, paths, split};
 use crate::error::Error;
-use crate::output::{PfcHeadline, PfcKind, RunOutputs, fmt_ns};
-use crate::packet::{PacketId, PacketKind};
+use crate::ids::SwitchIdx;
+use crate::nic::NicEnv;
+use crate::node::Ctx;
+use crate::output::{PfcHeadline, RunOutputs, fmt_ns};
 use crate::port::{CLASSES, Egress};
 use crate::scenario::RunConfig;
-use crate::switch::Switch;
-use crate::switch::flowctl::{
-    FlowControl, Frame, FrameKind, Reaction, TickCtx, XOFF_QUANTA, quanta_to_time,
-};
+use crate::switch::SwitchEnv;
+use crate::switch::flowctl::FlowControl;
 use crate::topology::NodeId;
 use crate::units::SimTime;
 use crate::workload::FlowSpec;
@@ -59,14 +59,6 @@ pub(super) fn trace_ports(
 }
 
 impl Sim {
-    fn egress_mut(&mut self, gid: u32) -> &mut Egress {
-        let (node, port) = self.egress_owner[gid as usize];
-        match self.slots[node as usize] {
-            Slot::Host(hi) => &mut self.nics[hi as usize].eg,
-            Slot::Switch(si) => &mut self.switches[si as usize].ports[port as usize].eg,
-        }
-    }
-
     fn egress(&self, gid: u32) -> &Egress {
         let (node, port) = self.egress_owner[gid as usize];
         match self.slots[node as usize] {
@@ -75,186 +67,22 @@ impl Sim {
         }
     }
 
-    /// Lets the device owning egress `gid` try to send.
-    fn kick_egress(&mut self, gid: u32) {
-        let (node, port) = self.egress_owner[gid as usize];
-        match self.slots[node as usize] {
-            Slot::Host(hi) => self.nic_kick(hi as usize),
-            Slot::Switch(si) => self.switch_kick(si as usize, port),
-        }
-    }
-
-    /// A PFC frame reached the device that owns egress `gid` (the direction it
-    /// pauses or resumes).
-    pub(super) fn receive_pfc(&mut self, gid: u32, id: PacketId) {
+    /// Makes sure switch `si`'s timer event comes by `at`.
+    fn arm_switch_timer(&mut self, si: usize, at: SimTime) {
         let now = self.q.now();
-        let p = self.pool.get(id);
-        let (class, quanta, root, hop) = (p.class, p.pause_quanta, p.seq as u32, p.aux as u8);
-        self.pool.free(id);
-        let (node, port) = self.egress_owner[gid as usize];
-        let forever = self.xoff_forever && quanta == XOFF_QUANTA;
-        let eg = self.egress_mut(gid);
-        if quanta > 0 {
-            let expiry = if forever {
-                SimTime::MAX
-            } else {
-                now + quanta_to_time(eg.rate, quanta)
-            };
-            let newly = eg.pause(class, now, expiry);
-            if newly {
-                self.rec.pfc_event(now, node, port, class, PfcKind::Pause);
-            }
-            self.diag.pause_received(gid, class, root, hop);
-            if expiry != SimTime::MAX {
-                self.q
-                    .schedule_cold(expiry, Event::PauseExpiry { egress: gid }.pack());
-            }
-            if newly
-                && self.cfg.diag.deadlock
-                && self.diag.candidate.is_none()
-                && let Slot::Switch(si) = self.slots[node as usize]
-            {
-                self.look_for_deadlock(si as usize, port, class);
-            }
-        } else {
-            let since = eg.paused_since[class as usize];
-            if eg.resume(class, now) {
-                self.rec.pfc_event(now, node, port, class, PfcKind::Resume);
-                self.diag.resumed(gid, class, since, now, false);
-                self.kick_egress(gid);
-            }
-        }
+        split!(self, now, |ctx, nics, sw, nenv, senv| sw[si]
+            .arm_timer(&mut ctx, at));
     }
 
-    /// Timed pauses of egress `gid` that have lapsed end now.
-    pub(super) fn pause_expiry(&mut self, gid: u32) {
-        let now = self.q.now();
-        let (node, port) = self.egress_owner[gid as usize];
-        let eg = self.egress_mut(gid);
-        let mut lapsed = [(0u8, SimTime::ZERO); CLASSES];
-        let mut n = 0;
-        for c in 0..CLASSES as u8 {
-            if eg.is_paused(c) && eg.pause_expiry[c as usize] <= now {
-                lapsed[n] = (c, eg.paused_since[c as usize]);
-                n += 1;
-                eg.resume(c, now);
-            }
-        }
-        for &(c, since) in &lapsed[..n] {
-            self.rec.pfc_event(now, node, port, c, PfcKind::Expire);
-            self.diag.resumed(gid, c, since, now, true);
-        }
-        if n > 0 {
-            self.kick_egress(gid);
-        }
-    }
-
-    /// Acts on what a flow-control hook returned; `out` is the packet's egress.
-    #[inline]
-    pub(super) fn fc_react(&mut self, si: usize, r: Reaction, out: u16) {
-        if let Some(f) = r.frame {
-            self.send_pfc(si, f, out);
-        }
-        if let Some(t) = r.wake {
-            self.arm_switch_timer(si, t);
-        }
-    }
-
-    /// Queues a PFC frame out of port `f.port` (class 0: served first). `cause`
-    /// is the egress whose queue led to it (for the propagation diagnostics).
-    pub(super) fn send_pfc(&mut self, si: usize, f: Frame, cause: u16) {
-        let cause = f.cause.unwrap_or(cause);
-        let sw = &self.switches[si];
-        let gid = sw.ports[f.port as usize].eg.gid;
-        let c = f.class;
-        let (root, hop) = if f.kind == FrameKind::Resume {
-            self.diag.resume_sent(gid, c);
-            self.stats.pfc_resume_frames += 1;
-            (0, 0)
-        } else if f.kind == FrameKind::Refresh {
-            // The same pause, kept in force: no new root, no new victims.
-            self.diag.refresh_sent(gid, c);
-            self.stats.pfc_pause_frames += 1;
-            (u32::MAX, 0)
-        } else {
-            self.stats.pfc_pause_frames += 1;
-            if f.kind == FrameKind::Predictive {
-                self.stats.ppfc_pause_frames += 1;
-            }
-            let ceg = &sw.ports[cause as usize].eg;
-            let upstream_of = ceg.is_paused(c).then_some((ceg.gid, c));
-            let rh = self
-                .diag
-                .pause_sent(gid, c, f.kind == FrameKind::Predictive, upstream_of);
-            let (mmu, flows) = (&sw.mmu, &self.flows);
-            let congested = self.cfg.diag.congested_queue;
-            self.diag.note_victims(
-                gid,
-                c,
-                |fid| {
-                    let fl = &flows[fid as usize];
-                    (fl.send.is_some() && fl.fct.is_none()).then_some(fl.spec.class)
-                },
-                |out| mmu.egress_bytes(out, c) >= congested,
-            );
-            rh
-        };
-        let node = sw.node.0;
-        let id = self.pool.alloc_blank(PacketKind::Pfc);
-        let pkt = self.pool.get_mut(id);
-        pkt.class = c;
-        pkt.pause_quanta = f.quanta;
-        pkt.wire = self.cfg.model.sizes.pfc;
-        pkt.src = node;
-        pkt.seq = root as u64;
-        pkt.aux = hop as u32;
-        let wire = pkt.wire as u64;
-        let port = &mut self.switches[si].ports[f.port as usize];
-        port.queues[0].push(&mut self.pool, id);
-        port.nonempty |= 1;
-        self.rec.queue_change(port.eg.gid, self.q.now(), port.bytes);
-        port.bytes += wire;
-        self.switch_kick(si, f.port);
-    }
-
-    /// Makes sure the switch's timer event comes by `at`.
-    pub(super) fn arm_switch_timer(&mut self, si: usize, at: SimTime) {
-        let sw = &mut self.switches[si];
-        if at < sw.timer_at {
-            sw.timer_at = at;
-            self.q
-                .schedule_cold(at, Event::SwitchTimer { switch: si as u32 }.pack());
-        }
-    }
-
-    /// The switch's flow-control timer: scheme ticks and deadlock confirmation.
-    pub(super) fn switch_timer(&mut self, si: usize) {
-        let now = self.q.now();
-        if self.switches[si].timer_at == now {
-            self.switches[si].timer_at = SimTime::MAX;
-        }
-        if self.switches[si].fc.next_tick().is_some_and(|t| t <= now) {
-            let mut frames = std::mem::take(&mut self.fc_frames);
-            let Switch {
-                fc,
-                mmu,
-                ports,
-                rng,
-                ..
-            } = &mut self.switches[si];
-            let ctx = TickCtx {
-                now,
-                mmu,
-                ports,
-                pool: &self.pool,
-                rng,
-            };
-            fc.on_tick(ctx, &mut frames);
-            for f in frames.drain(..) {
-                self.send_pfc(si, f, f.port);
-            }
-            self.fc_frames = frames;
-        }
+    /// A switch's timer: its flow-control ticks, then the dispatcher's
+    /// deadlock confirmation, then the next deadline of either.
+    pub(super) fn switch_timer(&mut self, now: SimTime, si: SwitchIdx) {
+        let si = si.idx();
+        let mut frames = std::mem::take(&mut self.fc_frames);
+        split!(self, now, |ctx, nics, sw, nenv, senv| {
+            sw[si].on_timer(&mut ctx, senv, &mut frames)
+        });
+        self.fc_frames = frames;
         self.confirm_deadlock(si, now);
         let mut want = self.switches[si].fc.next_tick().unwrap_or(SimTime::MAX);
         if let Some(c) = &self.diag.candidate
@@ -269,7 +97,8 @@ impl Sim {
 
     /// Searches for a cycle of paused, non-empty queues through egress (`si`,
     /// `port`, `class`), which was just paused; a cycle becomes a candidate.
-    fn look_for_deadlock(&mut self, si: usize, port: u16, class: u8) {
+    /// (The dispatcher's watch over the whole fabric: nodes never read each other.)
+    pub(super) fn look_for_deadlock(&mut self, si: usize, port: u16, class: u8) {
         if self.switches[si].ports[port as usize].queues[class as usize].is_empty() {
             return;
         }
@@ -416,7 +245,7 @@ impl Sim {
             })
             .collect();
         let source = self.cfg.source.clone();
-        let unfinished = self.flows.len() - self.flows_done;
+        let unfinished = self.flows.len() - self.progress.done;
         let total = self.flows.len();
         let out = self.finish(end, wall)?;
         let wrote = match &out.out_dir {

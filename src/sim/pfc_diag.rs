@@ -131,9 +131,15 @@ pub struct PfcDiag {
     pub by_ingress: Vec<Vec<(u32, u16)>>,
     /// Per flow: pauses it suffered as a victim.
     pub victim_pauses: Vec<u32>,
+    /// Per flow: its class while it is active (started, not yet complete),
+    /// [`INACTIVE`] otherwise; fed by the NICs' start and completion events.
+    active_class: Vec<u8>,
     pub candidate: Option<Candidate>,
     pub deadlock: Option<Deadlock>,
 }
+
+/// [`PfcDiag`]'s mark of a flow that is not sending.
+const INACTIVE: u8 = u8::MAX;
 
 /// Storm windows listed in the JSON file (all are counted).
 const MAX_STORMS_LISTED: usize = 1000;
@@ -154,6 +160,7 @@ impl PfcDiag {
                 Vec::new()
             },
             victim_pauses: vec![0; if cfg.victims { flows } else { 0 }],
+            active_class: vec![INACTIVE; if cfg.victims { flows } else { 0 }],
             candidate: None,
             deadlock: None,
             cfg,
@@ -276,18 +283,31 @@ impl PfcDiag {
 
     /// A switch paused its ingress `ingress_gid` for `class`: flows crossing it
     /// toward an egress that is not congested are victims. `congested(out)` tells.
-    pub fn note_victims(
-        &mut self,
-        ingress_gid: u32,
-        class: u8,
-        flow_class: impl Fn(u32) -> Option<u8>,
-        congested: impl Fn(u16) -> bool,
-    ) {
+    /// Flow `flow` of `class` started sending (victim accounting).
+    #[inline]
+    pub fn flow_started(&mut self, flow: u32, class: u8) {
+        if let Some(c) = self.active_class.get_mut(flow as usize) {
+            *c = class;
+        }
+    }
+
+    /// Flow `flow` completed.
+    #[inline]
+    pub fn flow_finished(&mut self, flow: u32) {
+        if let Some(c) = self.active_class.get_mut(flow as usize) {
+            *c = INACTIVE;
+        }
+    }
+
+    /// A PAUSE of `class` went out of the port whose ingress is `ingress_gid`:
+    /// every active flow of that class entering there whose egress queue at
+    /// this switch is not congested is a victim.
+    pub fn note_victims(&mut self, ingress_gid: u32, class: u8, congested: impl Fn(u16) -> bool) {
         if !self.cfg.victims {
             return;
         }
         for &(f, out) in &self.by_ingress[ingress_gid as usize] {
-            if flow_class(f) == Some(class) && !congested(out) {
+            if self.active_class[f as usize] == class && !congested(out) {
                 self.victim_pauses[f as usize] += 1;
             }
         }

@@ -5,17 +5,44 @@
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
 //! are served packet-by-packet round robin, skipping paused and empty classes.
-//! The forwarding logic itself is in `sim::switching`.
+//! Forwarding is in [`forward`], PFC frames it sends and its flow-control
+//! timer in [`pause`]. A switch handles packets and timers through a
+//! [`crate::node::Ctx`] and never reads another node; its routing table is
+//! shared, immutable data.
 
 pub mod ecn;
 pub mod flowctl;
+mod forward;
 pub mod mmu;
+mod pause;
 pub mod thresholds;
 
+use crate::ids::SwitchIdx;
 use crate::packet::PktQueue;
 use crate::port::{CLASSES, Egress};
+use crate::profile::ModelConfig;
 use crate::topology::NodeId;
+use crate::topology::routing::Routes;
 use rand_chacha::ChaCha8Rng;
+
+/// What every switch of a run shares.
+#[derive(Clone, Debug)]
+pub struct SwitchConfig {
+    pub model: ModelConfig,
+    pub int_on: bool,
+    /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
+    pub xoff_forever: bool,
+    /// PFC diagnostics: an egress queue of at least this many bytes is congested
+    /// (flows queued there are not victims of a pause).
+    pub congested_queue: u64,
+}
+
+/// The shared, immutable inputs a switch reads while it handles an event.
+#[derive(Clone, Copy)]
+pub struct SwitchEnv<'a> {
+    pub cfg: &'a SwitchConfig,
+    pub routes: &'a Routes,
+}
 
 pub struct SwitchPort {
     pub eg: Egress,
@@ -75,7 +102,7 @@ impl SwitchPort {
 pub struct Switch {
     pub node: NodeId,
     /// Index among switches (routing table row).
-    pub idx: u32,
+    pub idx: SwitchIdx,
     pub ports: Vec<SwitchPort>,
     pub mmu: mmu::Mmu,
     /// When to send PAUSE/RESUME (the MMU keeps the accounts).

@@ -34,16 +34,7 @@ pub use capfc::{Capfc, CapfcConfig};
 pub use pfc::{Pfc, PfcConfig};
 pub use ppfc::{Ppfc, PpfcConfig};
 
-/// Quanta of an X-OFF pause (no expiry unless pauses are timed).
-pub const XOFF_QUANTA: u16 = u16::MAX;
-/// Bits per pause quantum (IEEE 802.1Qbb).
-pub const QUANTUM_BITS: u64 = 512;
-
-/// How long `quanta` pause quanta last on a link of `rate` (rounded up to a ps).
-pub fn quanta_to_time(rate: Rate, quanta: u16) -> Delta {
-    let bits = quanta as u128 * QUANTUM_BITS as u128;
-    Delta((bits * PS_PER_S as u128).div_ceil(rate.bps() as u128) as u64)
-}
+pub use crate::port::{QUANTUM_BITS, XOFF_QUANTA, quanta_to_time};
 
 /// The number of quanta that covers `d` on a link of `rate` (rounded up).
 pub fn time_to_quanta(rate: Rate, d: Delta) -> u64 {

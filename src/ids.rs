@@ -1,0 +1,44 @@
+//! Typed indices into the simulator's arenas, so that a flow index cannot be
+//! passed where a host index is meant. Node ids themselves are
+//! [`crate::topology::NodeId`].
+
+macro_rules! index_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// As an index into the arena it names.
+            #[inline]
+            pub fn idx(self) -> usize {
+                self.0 as usize
+            }
+
+            /// From an arena index (which fits in 32 bits by construction).
+            #[inline]
+            pub fn from_idx(i: usize) -> Self {
+                debug_assert!(i <= u32::MAX as usize, "index {i} does not fit in 32 bits");
+                $name(i as u32)
+            }
+        }
+    };
+}
+
+index_type!(
+    /// A flow: its index in start order (fct.csv `flow_id`).
+    FlowId
+);
+index_type!(
+    /// A NIC: its index among hosts.
+    HostIdx
+);
+index_type!(
+    /// A switch: its index among switches (its routing-table row).
+    SwitchIdx
+);
+index_type!(
+    /// One direction of a link, named by the egress port that sends into it:
+    /// the port's global index (event addressing, per-port recorders).
+    EgressId
+);

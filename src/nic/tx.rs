@@ -1,0 +1,223 @@
+//! The NIC's transmit side: which packet goes next (control first, then queue
+//! pairs round robin under pacing, windows and pauses) and when the NIC looks
+//! again. Two schedulers: the eager one plans its next look at the earliest
+//! time something can go; the ns-3 one (`model.nic_scheduler = "ns3"`) follows
+//! qbb-net-device's `DequeueAndTransmit` wake-ups (hpcc-ns3-model.md §5).
+
+use super::{Nic, NicEnv};
+use crate::cc::CongestionControl;
+use crate::node::{Ctx, Event};
+use crate::packet::{PacketId, PacketKind, flag};
+use crate::units::SimTime;
+
+impl Nic {
+    /// The class whose PAUSE stops the control queue while `front` is at its
+    /// head: the packet's own class, or class 0 with `ack_pause_control` (ns-3
+    /// ACK_HIGH_PRIO = 1: `ack_q_idx` 0, which switches never pause;
+    /// hpcc-ns3-model.md §4).
+    #[inline]
+    fn ctrl_paused(&self, ctx: &Ctx, env: NicEnv, front: PacketId) -> bool {
+        let class = if env.cfg.plan.ack_pause_control {
+            0
+        } else {
+            ctx.pool.get(front).class
+        };
+        self.eg.is_paused(class)
+    }
+
+    /// Lets the NIC send now if it can, or makes sure it looks when the port frees.
+    pub(super) fn kick(&mut self, ctx: &mut Ctx, env: NicEnv) {
+        if env.cfg.ns3_scheduler() {
+            // ns-3 `DequeueAndTransmit`, which does nothing while the port is
+            // busy: the completion of that transmission looks again.
+            self.start_tx(ctx, env);
+            return;
+        }
+        let now = ctx.now;
+        let at = now.max(self.eg.busy_until);
+        if self.eg.next_event <= at {
+            return;
+        }
+        if at == now {
+            self.start_tx(ctx, env);
+        } else {
+            self.eg.next_event = at;
+            ctx.schedule(at, self.tx_event());
+        }
+    }
+
+    #[inline]
+    fn tx_event(&self) -> Event {
+        Event::TxDone {
+            egress: self.eg.gid,
+        }
+    }
+
+    /// Sends the next packet if the port is free: control first, then the queue
+    /// pairs round robin. Otherwise arranges to be called when something can go.
+    pub(super) fn start_tx(&mut self, ctx: &mut Ctx, env: NicEnv) {
+        let now = ctx.now;
+        if now < self.eg.busy_until {
+            if !env.cfg.ns3_scheduler() {
+                let b = self.eg.busy_until;
+                self.schedule_look(ctx, b);
+            }
+            return;
+        }
+        if let Some(front) = self.ctrl.front()
+            && !self.ctrl_paused(ctx, env, front)
+        {
+            let id = self.ctrl.pop(ctx.pool).expect("front exists");
+            self.put_on_wire(ctx, id, false);
+            self.after_look(ctx, env, true);
+            return;
+        }
+        // Data: round robin over eligible queue pairs.
+        let cfg = env.cfg;
+        let mtu = cfg.transport.mtu;
+        let n = self.active.len();
+        for k in 0..n {
+            let i = (self.rr + k) % n;
+            let fid = self.active[i] as usize;
+            let f = &env.flows[fid];
+            let qp = self.send[f.send_slot as usize]
+                .as_mut()
+                .expect("active flows have a sender");
+            if self.eg.is_paused(f.spec.class) || qp.next_avail > now || !qp.sendable(mtu) {
+                continue;
+            }
+            self.rr = (i + 1) % n;
+            let seg = cfg.transport.next_segment(qp, now);
+            if seg.retx {
+                ctx.stats.retx_bytes += seg.payload as u64;
+                ctx.stats.retx_packets += 1;
+            }
+            ctx.stats.payload_tx_bytes += seg.payload as u64;
+            let end = seg.seq + seg.payload as u64;
+            let id = ctx.pool.alloc_blank(PacketKind::Data);
+            let pkt = ctx.pool.get_mut(id);
+            pkt.class = f.spec.class;
+            pkt.flow = fid as u32;
+            pkt.src = f.spec.src.0;
+            pkt.dst = f.spec.dst.0;
+            pkt.sport = f.sport;
+            pkt.dport = f.spec.dport;
+            pkt.seq = seg.seq;
+            pkt.payload = seg.payload as u16;
+            pkt.wire = cfg.model.sizes.data_wire(seg.payload, cfg.int_on);
+            pkt.sent_at = now;
+            pkt.set_flag(flag::LAST, end >= qp.size);
+            pkt.set_flag(flag::FIRST, seg.seq == 0);
+            pkt.set_flag(flag::RETX, seg.retx);
+            let wire = pkt.wire;
+            let rate = qp.cc.rate();
+            qp.next_avail = now + cfg.model.serialization.tx_time(rate, wire as u64);
+            qp.last_tx_start = now;
+            qp.last_tx_wire = wire;
+            qp.cc.on_send(now, wire as u64);
+            self.put_on_wire(ctx, id, true);
+            self.arm_timer(ctx, env, fid);
+            self.after_look(ctx, env, true);
+            return;
+        }
+        self.after_look(ctx, env, false);
+    }
+
+    fn put_on_wire(&mut self, ctx: &mut Ctx, id: PacketId, is_data: bool) {
+        let wire = ctx.pool.get(id).wire;
+        ctx.stats.packets_tx += 1;
+        if is_data {
+            ctx.stats.data_packets_tx += 1;
+        }
+        match self
+            .eg
+            .transmit(ctx.now, wire, is_data, true, &mut self.rng)
+        {
+            Some(at) => ctx.send(self.eg.link(), id, at),
+            None => {
+                ctx.stats.drops_link += 1;
+                ctx.pool.free(id);
+            }
+        }
+    }
+
+    /// After a transmission or a look that found nothing: the eager scheduler
+    /// plans the next look at the earliest time something can go; the ns-3 one
+    /// looks when the transmission completes, or else sets its one wake-up.
+    fn after_look(&mut self, ctx: &mut Ctx, env: NicEnv, sent: bool) {
+        if !env.cfg.ns3_scheduler() {
+            self.plan_next(ctx, env);
+            return;
+        }
+        let now = ctx.now;
+        if sent {
+            let at = self.eg.busy_until;
+            ctx.schedule(at, self.tx_event());
+            return;
+        }
+        // qbb-net-device.cc: the earliest pacing time over queue pairs with bytes
+        // left, whatever blocks them; set only if no wake-up is pending and it
+        // lies in the future.
+        let t = self
+            .active
+            .iter()
+            .filter_map(|&fid| {
+                let qp = self.send[env.flows[fid as usize].send_slot as usize].as_ref()?;
+                qp.has_data().then_some(qp.next_avail)
+            })
+            .min()
+            .unwrap_or(SimTime::MAX);
+        if self.wake_at == SimTime::MAX && t > now && t != SimTime::MAX {
+            self.wake_at = t;
+            ctx.schedule(t, self.tx_event());
+        }
+    }
+
+    /// ns-3 `UpdateNextAvail` (after HPCC's `ChangeRate`): a pending wake-up
+    /// later than the queue pair's new pacing time moves to it.
+    pub(super) fn pull_wake(&mut self, ctx: &mut Ctx, next_avail: SimTime) {
+        if self.wake_at != SimTime::MAX && next_avail < self.wake_at {
+            let at = next_avail.max(ctx.now);
+            self.wake_at = at;
+            ctx.schedule(at, self.tx_event());
+        }
+    }
+
+    fn schedule_look(&mut self, ctx: &mut Ctx, at: SimTime) {
+        if self.eg.claim_event(at) {
+            ctx.schedule(at, self.tx_event());
+        }
+    }
+
+    /// After a transmission (or a failed attempt), schedules the next attempt at
+    /// the earliest time something can go: now or when the port frees for queued
+    /// control packets, the earliest pacing time for data. Window- and pause-blocked
+    /// queue pairs are woken by ACKs and RESUMEs instead.
+    fn plan_next(&mut self, ctx: &mut Ctx, env: NicEnv) {
+        let free_at = self.eg.busy_until.max(ctx.now);
+        let mut next = SimTime::MAX;
+        if let Some(front) = self.ctrl.front()
+            && !self.ctrl_paused(ctx, env, front)
+        {
+            next = free_at;
+        } else {
+            let mtu = env.cfg.transport.mtu;
+            for &fid in &self.active {
+                let f = &env.flows[fid as usize];
+                let qp = self.send[f.send_slot as usize]
+                    .as_ref()
+                    .expect("active flows have a sender");
+                if self.eg.is_paused(f.spec.class) || !qp.sendable(mtu) {
+                    continue;
+                }
+                next = next.min(qp.next_avail.max(free_at));
+                if next == free_at {
+                    break;
+                }
+            }
+        }
+        if next != SimTime::MAX {
+            self.schedule_look(ctx, next);
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! The node interface: what a NIC or a switch sees of the world while it
+//! handles a packet or a timer.
+//!
+//! A node ([`crate::nic::Nic`], [`crate::switch::Switch`]) owns its state and
+//! behaviour and is driven by `on_packet` / `on_timer`-style calls from the
+//! dispatcher ([`crate::sim`]). Everything else it may touch comes through a
+//! [`Ctx`]: the current time, scheduling an event for itself, handing a packet to
+//! the peer at the far end of one of its links, the packet pool, and its shards of
+//! the stats, recorder and PFC diagnostics. A node never reads another node's
+//! state; shared inputs (routing tables, flow specs, configuration) are immutable.
+//!
+//! Links: each direction of a link is a pipe whose in-flight packets wait in a
+//! ring that belongs to the receiving side ([`Links`]). Propagation delay is
+//! constant, so packets arrive in the order they were sent and only the head of a
+//! ring has a pending `Arrive` event (htsim's pipe). Handing a packet to a peer is
+//! a push into the ring of that link.
+
+use crate::engine::EventQueue;
+use crate::ids::EgressId;
+use crate::output::{PfcKind, Recorder};
+use crate::packet::{PacketId, PacketPool};
+use crate::port::{CLASSES, Egress};
+use crate::sim::pfc_diag::PfcDiag;
+use crate::stats::Stats;
+use crate::switch::flowctl::{XOFF_QUANTA, quanta_to_time};
+use crate::topology::NodeId;
+use crate::units::SimTime;
+use std::collections::VecDeque;
+
+/// What an event asks a node (or the dispatcher) to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// An egress port finished (or may have finished) serializing; send the next packet.
+    TxDone { egress: u32 },
+    /// The head packet in flight on a link (named by its sending egress) reaches the peer.
+    Arrive { link: u32 },
+    /// The next flow(s) in start order begin.
+    FlowArrival,
+    /// A flow's controller timer or retransmission deadline (at its sender).
+    QpTimer { flow: u32 },
+    /// Sample a recorder (the dispatcher's observers; see `sim::SAMPLE_*`).
+    Sample { what: u32 },
+    /// The end of a flow's DCQCN NP window (§3.1, Fig. 6), at its receiver: a CNP
+    /// if a packet marked inside the window is still unanswered.
+    CnpTimer { flow: u32 },
+    /// A timed pause of an egress port may have lapsed.
+    PauseExpiry { egress: u32 },
+    /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
+    SwitchTimer { switch: u32 },
+}
+
+const TAG_SHIFT: u32 = 29;
+/// Largest index an event can carry (packets, flows and egress ports are counted below it).
+pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
+
+/// An [`Event`] packed into 32 bits (tag in the top 3 bits), so that queue
+/// entries stay small: this is the hottest data structure of the simulator.
+#[derive(Clone, Copy, Debug)]
+pub struct Packed(u32);
+
+impl Event {
+    #[inline]
+    pub fn pack(self) -> Packed {
+        let (tag, idx) = match self {
+            Event::TxDone { egress } => (0, egress),
+            Event::Arrive { link } => (1, link),
+            Event::FlowArrival => (2, 0),
+            Event::QpTimer { flow } => (3, flow),
+            Event::Sample { what } => (4, what),
+            Event::CnpTimer { flow } => (5, flow),
+            Event::PauseExpiry { egress } => (6, egress),
+            Event::SwitchTimer { switch } => (7, switch),
+        };
+        assert!(
+            idx <= MAX_EVENT_INDEX,
+            "event index {idx} does not fit in 29 bits"
+        );
+        Packed(tag << TAG_SHIFT | idx)
+    }
+}
+
+impl Packed {
+    #[inline]
+    pub fn unpack(self) -> Event {
+        let idx = self.0 & MAX_EVENT_INDEX;
+        match self.0 >> TAG_SHIFT {
+            0 => Event::TxDone { egress: idx },
+            1 => Event::Arrive { link: idx },
+            2 => Event::FlowArrival,
+            3 => Event::QpTimer { flow: idx },
+            4 => Event::Sample { what: idx },
+            5 => Event::CnpTimer { flow: idx },
+            6 => Event::PauseExpiry { egress: idx },
+            _ => Event::SwitchTimer { switch: idx },
+        }
+    }
+}
+
+/// The in-flight rings of every link direction, indexed by the sending egress.
+/// Each ring belongs to the node at its receiving end.
+#[derive(Default)]
+pub struct Links {
+    rings: Vec<VecDeque<(PacketId, SimTime)>>,
+}
+
+impl Links {
+    pub fn new(n: usize) -> Links {
+        Links {
+            rings: (0..n).map(|_| VecDeque::new()).collect(),
+        }
+    }
+
+    /// Puts a packet that reaches the far end at `at` into the link. Returns true
+    /// when it is the only one in flight, so its arrival must be scheduled.
+    #[inline]
+    pub fn push(&mut self, link: EgressId, id: PacketId, at: SimTime) -> bool {
+        let ring = &mut self.rings[link.idx()];
+        ring.push_back((id, at));
+        ring.len() == 1
+    }
+
+    /// Takes the packet arriving now off the link; also returns when the next one
+    /// arrives, if any.
+    #[inline]
+    pub fn land(&mut self, link: EgressId) -> (PacketId, Option<SimTime>) {
+        let ring = &mut self.rings[link.idx()];
+        let (id, _) = ring
+            .pop_front()
+            .expect("an arrival event has a packet in flight");
+        (id, ring.front().map(|&(_, at)| at))
+    }
+}
+
+/// Flow-level progress the stall guard and the end of the run watch.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    /// Flows whose sender has started.
+    pub started: usize,
+    /// Flows whose sender has seen the last byte acknowledged.
+    pub done: usize,
+    /// Last time data moved forward (in-order delivery or a new ACK), or the
+    /// first flow after an idle period started.
+    pub last: SimTime,
+}
+
+/// A node's view of the world while it handles one event.
+pub struct Ctx<'a> {
+    pub now: SimTime,
+    q: &'a mut EventQueue<Packed>,
+    links: &'a mut Links,
+    pub pool: &'a mut PacketPool,
+    pub stats: &'a mut Stats,
+    pub rec: &'a mut Recorder,
+    pub diag: &'a mut PfcDiag,
+    pub progress: &'a mut Progress,
+}
+
+impl<'a> Ctx<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        now: SimTime,
+        q: &'a mut EventQueue<Packed>,
+        links: &'a mut Links,
+        pool: &'a mut PacketPool,
+        stats: &'a mut Stats,
+        rec: &'a mut Recorder,
+        diag: &'a mut PfcDiag,
+        progress: &'a mut Progress,
+    ) -> Ctx<'a> {
+        Ctx {
+            now,
+            q,
+            links,
+            pool,
+            stats,
+            rec,
+            diag,
+            progress,
+        }
+    }
+
+    /// Schedules a packet-paced event for this node (a port's next transmission).
+    #[inline]
+    pub fn schedule(&mut self, at: SimTime, ev: Event) {
+        self.q.schedule(at, ev.pack());
+    }
+
+    /// Schedules a timer for this node (controller timers, RTOs, pause expiry):
+    /// kept apart from packet events because most are cancelled lazily.
+    #[inline]
+    pub fn schedule_timer(&mut self, at: SimTime, ev: Event) {
+        self.q.schedule_cold(at, ev.pack());
+    }
+
+    /// Hands packet `id` to the far end of `link`, where it arrives at `at`.
+    #[inline]
+    pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {
+        if self.links.push(link, id, at) {
+            self.q.schedule(at, Event::Arrive { link: link.0 }.pack());
+        }
+    }
+}
+
+/// What a received PFC frame did to a port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcRx {
+    /// The class it paused, when that class was running.
+    pub newly_paused: Option<u8>,
+    /// A RESUME ended a pause: the port may send again.
+    pub resumed: bool,
+}
+
+impl Ctx<'_> {
+    /// PFC frame `id` reached `node`, whose port `port` (egress `eg`) it pauses
+    /// or resumes (IEEE 802.1Qbb: a PAUSE lasts its quanta unless X-OFF style,
+    /// a new one restarts the timer, RESUME ends it). Frees the frame.
+    pub fn receive_pfc(
+        &mut self,
+        eg: &mut Egress,
+        node: NodeId,
+        port: u16,
+        id: PacketId,
+        xoff_forever: bool,
+    ) -> PfcRx {
+        let now = self.now;
+        let p = self.pool.get(id);
+        let (class, quanta, root, hop) = (p.class, p.pause_quanta, p.seq as u32, p.aux as u8);
+        self.pool.free(id);
+        let gid = eg.gid;
+        let mut r = PfcRx::default();
+        if quanta > 0 {
+            let forever = xoff_forever && quanta == XOFF_QUANTA;
+            let expiry = if forever {
+                SimTime::MAX
+            } else {
+                now + quanta_to_time(eg.rate, quanta)
+            };
+            if eg.pause(class, now, expiry) {
+                self.rec.pfc_event(now, node.0, port, class, PfcKind::Pause);
+                r.newly_paused = Some(class);
+            }
+            self.diag.pause_received(gid, class, root, hop);
+            if expiry != SimTime::MAX {
+                self.schedule_timer(expiry, Event::PauseExpiry { egress: gid });
+            }
+        } else {
+            let since = eg.paused_since[class as usize];
+            if eg.resume(class, now) {
+                self.rec
+                    .pfc_event(now, node.0, port, class, PfcKind::Resume);
+                self.diag.resumed(gid, class, since, now, false);
+                r.resumed = true;
+            }
+        }
+        r
+    }
+
+    /// Ends the timed pauses of `eg` that have lapsed. Returns true if any did.
+    pub fn expire_pauses(&mut self, eg: &mut Egress, node: NodeId, port: u16) -> bool {
+        let now = self.now;
+        let mut any = false;
+        for c in 0..CLASSES as u8 {
+            if eg.is_paused(c) && eg.pause_expiry[c as usize] <= now {
+                let since = eg.paused_since[c as usize];
+                eg.resume(c, now);
+                self.rec.pfc_event(now, node.0, port, c, PfcKind::Expire);
+                self.diag.resumed(eg.gid, c, since, now, true);
+                any = true;
+            }
+        }
+        any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_survives_packing() {
+        let all = [
+            Event::TxDone { egress: 7 },
+            Event::Arrive {
+                link: MAX_EVENT_INDEX,
+            },
+            Event::FlowArrival,
+            Event::QpTimer { flow: 3 },
+            Event::Sample { what: 4 },
+            Event::CnpTimer { flow: 0 },
+            Event::PauseExpiry { egress: 12 },
+            Event::SwitchTimer { switch: 9 },
+        ];
+        for e in all {
+            assert_eq!(e.pack().unpack(), e);
+        }
+    }
+
+    #[test]
+    fn a_link_delivers_in_order_and_asks_for_one_event_at_a_time() {
+        let mut l = Links::new(2);
+        let link = EgressId(1);
+        assert!(l.push(link, 10, SimTime(5)));
+        assert!(!l.push(link, 11, SimTime(9)));
+        assert_eq!(l.land(link), (10, Some(SimTime(9))));
+        assert_eq!(l.land(link), (11, None));
+    }
+}

@@ -1,0 +1,216 @@
+//! Switch forwarding: arrival (routing, ECMP, MMU admission, ECN at enqueue, the
+//! flow-control scheme's enqueue hook), transmission (scheduling, MMU release,
+//! its dequeue hook, ECN at dequeue, INT stamping). PFC frames are in `pause`.
+
+use super::flowctl::{Enqueue, FlowControl};
+use super::mmu::Admit;
+use super::{Switch, SwitchEnv};
+use crate::node::{Ctx, Event};
+use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
+use crate::profile::EcnPoint;
+use crate::topology::NodeId;
+
+impl Switch {
+    /// A packet arrived on port `inp`. Returns the (port, class) a PFC frame
+    /// newly paused, if it did (the dispatcher's deadlock watch).
+    pub fn on_packet(
+        &mut self,
+        ctx: &mut Ctx,
+        env: SwitchEnv,
+        inp: u16,
+        id: PacketId,
+    ) -> Option<(u16, u8)> {
+        let now = ctx.now;
+        let pkt = ctx.pool.get_mut(id);
+        if pkt.kind == PacketKind::Pfc {
+            let port = &mut self.ports[inp as usize];
+            let r = ctx.receive_pfc(&mut port.eg, self.node, inp, id, env.cfg.xoff_forever);
+            if r.resumed {
+                self.kick(ctx, env, inp);
+            }
+            return r.newly_paused.map(|c| (inp, c));
+        }
+        pkt.ingress = inp;
+        let hops = env.routes.next_hops(self.idx.0, NodeId(pkt.dst));
+        let out = match hops.len() {
+            0 => {
+                ctx.stats.drops_no_route += 1;
+                ctx.pool.free(id);
+                return None;
+            }
+            1 => hops[0],
+            n => {
+                let key = crate::sim::paths::FlowKey {
+                    src: pkt.src,
+                    dst: pkt.dst,
+                    sport: pkt.sport,
+                    dport: pkt.dport,
+                };
+                let pick = crate::sim::paths::ecmp_pick(
+                    env.cfg.model.ecmp_hash,
+                    self.ecmp_seed,
+                    self.node,
+                    key,
+                    n,
+                );
+                hops[pick]
+            }
+        };
+        let class = pkt.class;
+        let wire = pkt.wire as u64;
+        let is_data = pkt.kind == PacketKind::Data;
+        if class != 0 {
+            let queued_before = self.mmu.egress_bytes(out, class);
+            if self.mmu.admit(inp, class, out, wire) == Admit::Drop {
+                ctx.stats.drops_buffer += 1;
+                ctx.pool.free(id);
+                return None;
+            }
+            if is_data
+                && env.cfg.model.ecn_point == EcnPoint::Enqueue
+                && let Some(red) = self.ports[out as usize].red
+                && red.should_mark(queued_before, &mut self.rng)
+            {
+                pkt.flags |= flag::ECN_CE;
+            }
+        }
+        let port = &mut self.ports[out as usize];
+        port.queues[class as usize].push(ctx.pool, id);
+        port.nonempty |= 1 << class;
+        ctx.rec.queue_change(port.eg.gid, now, port.bytes);
+        port.bytes += wire;
+        port.rx_bytes += wire;
+        port.peak_bytes = port.peak_bytes.max(port.bytes);
+        if class != 0 {
+            let ev = Enqueue {
+                now,
+                inp,
+                out,
+                class,
+            };
+            let r = self.fc.on_enqueue(&self.mmu, &ev);
+            if !r.is_none() {
+                self.fc_react(ctx, env, r, out);
+            }
+        }
+        self.kick(ctx, env, out);
+        None
+    }
+
+    /// Port `p` finished serializing (or may have).
+    pub fn on_tx_done(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
+        let eg = &mut self.ports[p as usize].eg;
+        if eg.next_event == ctx.now {
+            eg.next_event = crate::units::SimTime::MAX;
+        }
+        self.start_tx(ctx, env, p);
+    }
+
+    /// Sends now if the port is idle, or makes sure a `TxDone` comes when it frees.
+    pub(super) fn kick(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
+        let now = ctx.now;
+        let eg = &mut self.ports[p as usize].eg;
+        let at = now.max(eg.busy_until);
+        if eg.next_event <= at {
+            return;
+        }
+        if at == now {
+            self.start_tx(ctx, env, p);
+        } else {
+            eg.next_event = at;
+            ctx.schedule(at, Event::TxDone { egress: eg.gid });
+        }
+    }
+
+    pub(super) fn start_tx(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
+        let now = ctx.now;
+        let port = &mut self.ports[p as usize];
+        if now < port.eg.busy_until {
+            let b = port.eg.busy_until;
+            if port.has_ready() && port.eg.claim_event(b) {
+                ctx.schedule(
+                    b,
+                    Event::TxDone {
+                        egress: port.eg.gid,
+                    },
+                );
+            }
+            return;
+        }
+        let Some(class) = port.pick_class() else {
+            return;
+        };
+        let c = class as usize;
+        let id = port.queues[c]
+            .pop(ctx.pool)
+            .expect("picked class is non-empty");
+        if port.queues[c].is_empty() {
+            port.nonempty &= !(1 << class);
+        }
+        if class != 0 {
+            port.rr = class;
+        }
+        let (pkt, int) = ctx.pool.get_with_int(id);
+        ctx.rec.queue_change(port.eg.gid, now, port.bytes);
+        port.bytes -= pkt.wire as u64;
+        let mut frame = None;
+        if class != 0 {
+            self.mmu.release(pkt.ingress, class, p, pkt.wire as u64);
+            let ev = Enqueue {
+                now,
+                inp: pkt.ingress,
+                out: p,
+                class,
+            };
+            frame = self.fc.on_dequeue(&self.mmu, &ev);
+        }
+        let is_data = pkt.kind == PacketKind::Data;
+        let model = &env.cfg.model;
+        if is_data {
+            if model.ecn_point == EcnPoint::Dequeue
+                && let Some(red) = port.red
+                && red.should_mark(self.mmu.egress_bytes(p, class), &mut self.rng)
+            {
+                pkt.flags |= flag::ECN_CE;
+            }
+            if env.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
+                let (ts, tx_bytes, qlen) =
+                    model.int_units.encode(now, port.eg.tx_bytes, port.bytes);
+                int[pkt.n_hops as usize] = crate::packet::IntHop {
+                    ts,
+                    tx_bytes,
+                    rx_bytes: port.rx_bytes,
+                    qlen,
+                    rate: port.eg.rate,
+                };
+                pkt.n_hops += 1;
+                pkt.wire += model.sizes.int_per_hop();
+            }
+        }
+        let may_lose = pkt.kind != PacketKind::Pfc;
+        let wire = pkt.wire;
+        ctx.stats.packets_tx += 1;
+        match port
+            .eg
+            .transmit(now, wire, is_data, may_lose, &mut self.rng)
+        {
+            Some(at) => ctx.send(port.eg.link(), id, at),
+            None => {
+                ctx.stats.drops_link += 1;
+                ctx.pool.free(id);
+            }
+        }
+        let b = port.eg.busy_until;
+        if port.has_ready() && port.eg.claim_event(b) {
+            ctx.schedule(
+                b,
+                Event::TxDone {
+                    egress: port.eg.gid,
+                },
+            );
+        }
+        if let Some(f) = frame {
+            self.send_pfc(ctx, env, f, p);
+        }
+    }
+}
