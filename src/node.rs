@@ -15,7 +15,7 @@
 //! ring has a pending `Arrive` event (htsim's pipe). Handing a packet to a peer is
 //! a push into the ring of that link.
 
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, Key, Origin};
 use crate::ids::EgressId;
 use crate::output::{PfcKind, Recorder};
 use crate::packet::{PacketId, PacketPool};
@@ -34,8 +34,8 @@ pub enum Event {
     TxDone { egress: u32 },
     /// The head packet in flight on a link (named by its sending egress) reaches the peer.
     Arrive { link: u32 },
-    /// The next flow(s) in start order begin.
-    FlowArrival,
+    /// The next flow(s) a NIC sources begin (the NIC's start timer).
+    FlowStart { host: u32 },
     /// A flow's controller timer or retransmission deadline (at its sender).
     QpTimer { flow: u32 },
     /// Sample a recorder (the dispatcher's observers; see `sim::SAMPLE_*`).
@@ -64,7 +64,7 @@ impl Event {
         let (tag, idx) = match self {
             Event::TxDone { egress } => (0, egress),
             Event::Arrive { link } => (1, link),
-            Event::FlowArrival => (2, 0),
+            Event::FlowStart { host } => (2, host),
             Event::QpTimer { flow } => (3, flow),
             Event::Sample { what } => (4, what),
             Event::CnpTimer { flow } => (5, flow),
@@ -86,7 +86,7 @@ impl Packed {
         match self.0 >> TAG_SHIFT {
             0 => Event::TxDone { egress: idx },
             1 => Event::Arrive { link: idx },
-            2 => Event::FlowArrival,
+            2 => Event::FlowStart { host: idx },
             3 => Event::QpTimer { flow: idx },
             4 => Event::Sample { what: idx },
             5 => Event::CnpTimer { flow: idx },
@@ -100,7 +100,9 @@ impl Packed {
 /// Each ring belongs to the node at its receiving end.
 #[derive(Default)]
 pub struct Links {
-    rings: Vec<VecDeque<(PacketId, SimTime)>>,
+    /// Per link: packets in flight, their arrival times and the event keys they
+    /// were sent with (an arrival keeps its sender's key whoever schedules it).
+    rings: Vec<VecDeque<(PacketId, SimTime, Key)>>,
 }
 
 impl Links {
@@ -113,21 +115,26 @@ impl Links {
     /// Puts a packet that reaches the far end at `at` into the link. Returns true
     /// when it is the only one in flight, so its arrival must be scheduled.
     #[inline]
-    pub fn push(&mut self, link: EgressId, id: PacketId, at: SimTime) -> bool {
+    pub fn push(&mut self, link: EgressId, id: PacketId, at: SimTime, key: Key) -> bool {
         let ring = &mut self.rings[link.idx()];
-        ring.push_back((id, at));
+        ring.push_back((id, at, key));
         ring.len() == 1
     }
 
     /// Takes the packet arriving now off the link; also returns when the next one
-    /// arrives, if any.
+    /// arrives and its key, if any.
     #[inline]
-    pub fn land(&mut self, link: EgressId) -> (PacketId, Option<SimTime>) {
+    pub fn land(&mut self, link: EgressId) -> (PacketId, Option<(SimTime, Key)>) {
         let ring = &mut self.rings[link.idx()];
-        let (id, _) = ring
+        let (id, _, _) = ring
             .pop_front()
             .expect("an arrival event has a packet in flight");
-        (id, ring.front().map(|&(_, at)| at))
+        (id, ring.front().map(|&(_, at, key)| (at, key)))
+    }
+
+    /// Packets in flight on `link`.
+    pub fn in_flight(&self, link: EgressId) -> usize {
+        self.rings[link.idx()].len()
     }
 }
 
@@ -146,6 +153,9 @@ pub struct Progress {
 /// A node's view of the world while it handles one event.
 pub struct Ctx<'a> {
     pub now: SimTime,
+    /// The handling node's event sequence: every event it causes is keyed
+    /// (time, this node, its next sequence number).
+    origin: &'a mut Origin,
     q: &'a mut EventQueue<Packed>,
     links: &'a mut Links,
     pub pool: &'a mut PacketPool,
@@ -159,6 +169,7 @@ impl<'a> Ctx<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         now: SimTime,
+        origin: &'a mut Origin,
         q: &'a mut EventQueue<Packed>,
         links: &'a mut Links,
         pool: &'a mut PacketPool,
@@ -169,6 +180,7 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         Ctx {
             now,
+            origin,
             q,
             links,
             pool,
@@ -182,21 +194,25 @@ impl<'a> Ctx<'a> {
     /// Schedules a packet-paced event for this node (a port's next transmission).
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
-        self.q.schedule(at, ev.pack());
+        let key = self.origin.next_key();
+        self.q.schedule_keyed(at, key, ev.pack());
     }
 
     /// Schedules a timer for this node (controller timers, RTOs, pause expiry):
     /// kept apart from packet events because most are cancelled lazily.
     #[inline]
     pub fn schedule_timer(&mut self, at: SimTime, ev: Event) {
-        self.q.schedule_cold(at, ev.pack());
+        let key = self.origin.next_key();
+        self.q.schedule_cold_keyed(at, key, ev.pack());
     }
 
     /// Hands packet `id` to the far end of `link`, where it arrives at `at`.
     #[inline]
     pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {
-        if self.links.push(link, id, at) {
-            self.q.schedule(at, Event::Arrive { link: link.0 }.pack());
+        let key = self.origin.next_key();
+        if self.links.push(link, id, at, key) {
+            self.q
+                .schedule_keyed(at, key, Event::Arrive { link: link.0 }.pack());
         }
     }
 }
@@ -283,7 +299,7 @@ mod tests {
             Event::Arrive {
                 link: MAX_EVENT_INDEX,
             },
-            Event::FlowArrival,
+            Event::FlowStart { host: 2 },
             Event::QpTimer { flow: 3 },
             Event::Sample { what: 4 },
             Event::CnpTimer { flow: 0 },
@@ -299,9 +315,11 @@ mod tests {
     fn a_link_delivers_in_order_and_asks_for_one_event_at_a_time() {
         let mut l = Links::new(2);
         let link = EgressId(1);
-        assert!(l.push(link, 10, SimTime(5)));
-        assert!(!l.push(link, 11, SimTime(9)));
-        assert_eq!(l.land(link), (10, Some(SimTime(9))));
+        let mut o = Origin::new(3);
+        let (k1, k2) = (o.next_key(), o.next_key());
+        assert!(l.push(link, 10, SimTime(5), k1));
+        assert!(!l.push(link, 11, SimTime(9), k2));
+        assert_eq!(l.land(link), (10, Some((SimTime(9), k2))));
         assert_eq!(l.land(link), (11, None));
     }
 }

@@ -24,7 +24,7 @@ mod tx;
 use crate::cc::receiver::ReceiverKind;
 use crate::cc::{CcKind, FlowCtx};
 use crate::ids::{FlowId, HostIdx};
-use crate::node::Ctx;
+use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, PktQueue};
 use crate::port::Egress;
 use crate::profile::{ModelConfig, NicScheduler};
@@ -149,18 +149,22 @@ pub struct Nic {
     pub send: Vec<Option<SendQp>>,
     /// Receiving queue pairs, by [`FlowInfo::recv_slot`].
     pub recv: Vec<RecvQp>,
+    /// The flows sourced here, in start order, and the next to start.
+    starts: Vec<u32>,
+    next_start: usize,
 }
 
 impl Nic {
-    /// A NIC that sources `n_send` flows and sinks `n_recv`.
+    /// A NIC that sources the flows `starts` (in start order) and sinks `n_recv`.
     pub fn new(
         node: NodeId,
         idx: HostIdx,
         eg: Egress,
         rngs: (ChaCha8Rng, ChaCha8Rng),
-        n_send: usize,
+        starts: Vec<u32>,
         n_recv: usize,
     ) -> Nic {
+        let n_send = starts.len();
         Nic {
             node,
             idx,
@@ -173,6 +177,29 @@ impl Nic {
             wake_at: SimTime::MAX,
             send: (0..n_send).map(|_| None).collect(),
             recv: vec![RecvQp::default(); n_recv],
+            starts,
+            next_start: 0,
+        }
+    }
+
+    /// When the next flow sourced here starts, if any is left.
+    pub fn next_start(&self, env: NicEnv) -> Option<SimTime> {
+        let fid = *self.starts.get(self.next_start)?;
+        Some(env.flows[fid as usize].spec.start)
+    }
+
+    /// The NIC's start timer: flows whose start time has come begin, in start
+    /// order; the timer is set for the next one.
+    pub fn on_flow_start(&mut self, ctx: &mut Ctx, env: NicEnv) {
+        while let Some(t) = self.next_start(env)
+            && t <= ctx.now
+        {
+            let fid = FlowId(self.starts[self.next_start]);
+            self.next_start += 1;
+            self.start_flow(ctx, env, fid);
+        }
+        if let Some(t) = self.next_start(env) {
+            ctx.schedule_timer(t, Event::FlowStart { host: self.idx.0 });
         }
     }
 

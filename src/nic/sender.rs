@@ -15,7 +15,7 @@ use crate::units::{Rate, SimTime};
 
 impl Nic {
     /// Flow `fid`, sourced here, starts now.
-    pub fn start_flow(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
+    pub(super) fn start_flow(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let now = ctx.now;
         let f = &env.flows[fid.idx()];
         let cc = env.cfg.cc.new_flow(&self.flow_ctx(env, fid, now));

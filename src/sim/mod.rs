@@ -15,7 +15,7 @@ pub mod paths;
 mod pfc;
 pub mod pfc_diag;
 
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, Origin};
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
 use crate::nic::irn::LossRecovery;
@@ -35,6 +35,11 @@ use crate::workload::FlowSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
+
+/// The origin of the dispatcher's own events (samplers): before every node's at
+/// equal times, so a sample sees the state as the instant begins. Node `n`'s
+/// events have origin `n + 1`.
+pub const WORLD: u32 = 0;
 
 /// `Event::Sample` targets: queue lengths (queue.csv), link utilization
 /// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor, the
@@ -74,6 +79,10 @@ pub struct RunOptions {
 pub struct Sim {
     pub cfg: RunConfig,
     q: EventQueue<Packed>,
+    /// Each node's event sequence (by node id), and the dispatcher's own for
+    /// the samplers and other fabric-wide events (origin [`WORLD`]).
+    origins: Vec<Origin>,
+    world: Origin,
     slots: Vec<Slot>,
     /// Owner (node, port) of each egress id.
     egress_owner: Vec<(u32, u16)>,
@@ -88,8 +97,6 @@ pub struct Sim {
     flows: Vec<FlowInfo>,
     nic_cfg: NicConfig,
     sw_cfg: SwitchConfig,
-    /// The next flow to start, in start order.
-    next_flow: usize,
     progress: Progress,
     seed: u64,
     pub stats: Stats,
@@ -109,9 +116,10 @@ pub struct Sim {
 /// The node-facing part of the simulator and the shared inputs, borrowed apart
 /// from the nodes so that one node can be handed a [`Ctx`].
 macro_rules! split {
-    ($sim:expr, $now:expr, |$ctx:ident, $nics:ident, $switches:ident, $nenv:ident, $senv:ident| $body:expr) => {{
+    ($sim:expr, $now:expr, $node:expr, |$ctx:ident, $nics:ident, $switches:ident, $nenv:ident, $senv:ident| $body:expr) => {{
         #[allow(unused_variables)]
         let Sim {
+            origins,
             q,
             links,
             pool,
@@ -128,7 +136,8 @@ macro_rules! split {
             ..
         } = $sim;
         #[allow(unused_mut, unused_variables)]
-        let mut $ctx = Ctx::new($now, q, links, pool, stats, rec, diag, progress);
+        let origin = &mut origins[$node as usize];
+        let mut $ctx = Ctx::new($now, origin, q, links, pool, stats, rec, diag, progress);
         #[allow(unused_variables)]
         let $nenv = NicEnv {
             cfg: nic_cfg,
@@ -200,16 +209,18 @@ impl Sim {
         // Each flow's queue pairs: a sending slot at its source NIC, a
         // receiving slot at its destination NIC.
         let host_of = |n: NodeId| topo.kind_index[n.idx()] as usize;
-        let mut n_send = vec![0u32; topo.hosts.len()];
+        let mut starts = vec![Vec::new(); topo.hosts.len()];
         let mut n_recv = vec![0u32; topo.hosts.len()];
         let slots_of: Vec<(u32, u32)> = cfg
             .flows
             .iter()
-            .map(|f| {
-                let (s, r) = (&mut n_send[host_of(f.src)], &mut n_recv[host_of(f.dst)]);
-                *s += 1;
+            .enumerate()
+            .map(|(fid, f)| {
+                let s = &mut starts[host_of(f.src)];
+                s.push(fid as u32);
+                let r = &mut n_recv[host_of(f.dst)];
                 *r += 1;
-                (*s - 1, *r - 1)
+                (s.len() as u32 - 1, *r - 1)
             })
             .collect();
         let nics: Vec<Nic> = topo
@@ -225,7 +236,7 @@ impl Sim {
                     HostIdx::from_idx(hi),
                     Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
                     (rng(0x41c), rng(0x7cc)),
-                    n_send[hi] as usize,
+                    std::mem::take(&mut starts[hi]),
                     n_recv[hi] as usize,
                 )
             })
@@ -360,8 +371,11 @@ impl Sim {
             xoff_forever,
             congested_queue: cfg.diag.congested_queue,
         };
+        let n_nodes = topo.spec.kinds.len();
         Sim {
             q: EventQueue::new(),
+            origins: (1..=n_nodes as u32).map(Origin::new).collect(),
+            world: Origin::new(WORLD),
             slots,
             egress_owner,
             link_dst,
@@ -372,7 +386,6 @@ impl Sim {
             flows,
             nic_cfg,
             sw_cfg,
-            next_flow: 0,
             progress: Progress::default(),
             seed,
             stats: Stats::default(),
@@ -408,33 +421,46 @@ impl Sim {
         self.configure_recorders()?;
         if let Some(first) = self.flows.first() {
             let t = first.spec.start;
-            self.q.schedule_cold(t, Event::FlowArrival.pack());
-            let out = &self.cfg.output;
+            for hi in 0..self.nics.len() {
+                let env = NicEnv {
+                    cfg: &self.nic_cfg,
+                    flows: &self.flows,
+                };
+                if let Some(at) = self.nics[hi].next_start(env) {
+                    // The NIC's own start timer, set before the run.
+                    let host = hi as u32;
+                    let key = self.origins[self.nics[hi].node.idx()].next_key();
+                    let ev = Event::FlowStart { host }.pack();
+                    self.q.schedule_cold_keyed(at, key, ev);
+                }
+            }
+            let out = self.cfg.output.clone();
+            let out = &out;
             if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
                 let what = SAMPLE_QUEUES;
-                self.q.schedule_cold(t, Event::Sample { what }.pack());
+                self.world_timer(t, Event::Sample { what }.pack());
             }
             if let Some(iv) = out.link_utilization
                 && self.rec.link_util_on()
             {
                 let what = SAMPLE_LINKS;
-                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
+                self.world_timer(t + iv, Event::Sample { what }.pack());
             }
             if let Some((_, iv)) = out.flow_rates
                 && self.rec.flow_rates_on()
             {
                 let what = SAMPLE_FLOWS;
-                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
+                self.world_timer(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
                 let what = SAMPLE_RATES;
-                self.q.schedule_cold(t, Event::Sample { what }.pack());
+                self.world_timer(t, Event::Sample { what }.pack());
             }
             if let Some((start, _)) = out.qlen_mon
                 && self.rec.ns3_qlen_on()
             {
                 let what = SAMPLE_NS3_QLEN;
-                self.q.schedule_cold(start, Event::Sample { what }.pack());
+                self.world_timer(start, Event::Sample { what }.pack());
             }
         }
         let limit = SimTime(self.limits.max_sim_time.ps());
@@ -564,16 +590,17 @@ impl Sim {
         match ev {
             Event::Arrive { link } => {
                 let (id, next) = self.links.land(EgressId(link));
-                if let Some(at) = next {
-                    self.q.schedule(at, Event::Arrive { link }.pack());
+                if let Some((at, key)) = next {
+                    self.q
+                        .schedule_keyed(at, key, Event::Arrive { link }.pack());
                 }
                 let (node, port) = self.link_dst[link as usize];
                 match self.slots[node as usize] {
-                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    Slot::Host(hi) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
                         nics[hi as usize].on_packet(&mut ctx, nenv, id)
                     }),
                     Slot::Switch(si) => {
-                        let paused = split!(self, now, |ctx, nics, sw, nenv, senv| {
+                        let paused = split!(self, now, node, |ctx, nics, sw, nenv, senv| {
                             sw[si as usize].on_packet(&mut ctx, senv, port, id)
                         });
                         if let Some((port, class)) = paused
@@ -588,10 +615,10 @@ impl Sim {
             Event::TxDone { egress } => {
                 let (node, port) = self.egress_owner[egress as usize];
                 match self.slots[node as usize] {
-                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    Slot::Host(hi) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
                         nics[hi as usize].on_tx_done(&mut ctx, nenv)
                     }),
-                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    Slot::Switch(si) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
                         sw[si as usize].on_tx_done(&mut ctx, senv, port)
                     }),
                 }
@@ -599,54 +626,49 @@ impl Sim {
             Event::PauseExpiry { egress } => {
                 let (node, port) = self.egress_owner[egress as usize];
                 match self.slots[node as usize] {
-                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    Slot::Host(hi) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
                         nics[hi as usize].on_pause_expiry(&mut ctx, nenv)
                     }),
-                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
+                    Slot::Switch(si) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
                         sw[si as usize].on_pause_expiry(&mut ctx, senv, port)
                     }),
                 }
             }
             Event::QpTimer { flow } => {
-                let hi = self.host_of(self.flows[flow as usize].spec.src);
-                split!(self, now, |ctx, nics, sw, nenv, senv| {
+                let node = self.flows[flow as usize].spec.src;
+                let hi = self.host_of(node);
+                split!(self, now, node.0, |ctx, nics, sw, nenv, senv| {
                     nics[hi].on_qp_timer(&mut ctx, nenv, FlowId(flow))
                 })
             }
             Event::CnpTimer { flow } => {
-                let hi = self.host_of(self.flows[flow as usize].spec.dst);
-                split!(self, now, |ctx, nics, sw, nenv, senv| {
+                let node = self.flows[flow as usize].spec.dst;
+                let hi = self.host_of(node);
+                split!(self, now, node.0, |ctx, nics, sw, nenv, senv| {
                     nics[hi].on_cnp_timer(&mut ctx, nenv, FlowId(flow))
                 })
             }
-            Event::FlowArrival => self.flow_arrival(now),
+            Event::FlowStart { host } => {
+                let node = self.nics[host as usize].node.0;
+                split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                    nics[host as usize].on_flow_start(&mut ctx, nenv)
+                })
+            }
             Event::Sample { what: SAMPLE_RATES } => self.rate_sample(),
             Event::Sample { what } => self.sample(what),
             Event::SwitchTimer { switch } => self.switch_timer(now, SwitchIdx(switch)),
         }
     }
 
+    /// Schedules one of the dispatcher's own events (samplers).
+    fn world_timer(&mut self, at: SimTime, ev: Packed) {
+        let key = self.world.next_key();
+        self.q.schedule_cold_keyed(at, key, ev);
+    }
+
     #[inline]
     fn host_of(&self, node: NodeId) -> usize {
         self.cfg.topo.kind_index[node.idx()] as usize
-    }
-
-    /// Flows whose start time has come begin at their source NICs.
-    fn flow_arrival(&mut self, now: SimTime) {
-        while let Some(f) = self.flows.get(self.next_flow)
-            && f.spec.start <= now
-        {
-            let fid = FlowId::from_idx(self.next_flow);
-            let hi = self.host_of(f.spec.src);
-            self.next_flow += 1;
-            split!(self, now, |ctx, nics, sw, nenv, senv| {
-                nics[hi].start_flow(&mut ctx, nenv, fid)
-            });
-        }
-        if let Some(f) = self.flows.get(self.next_flow) {
-            self.q
-                .schedule_cold(f.spec.start, Event::FlowArrival.pack());
-        }
     }
 
     fn switch_port(&self, node: u32, port: u16) -> &crate::switch::SwitchPort {
@@ -703,8 +725,7 @@ impl Sim {
             }
         };
         if let Some(iv) = iv {
-            self.q
-                .schedule_cold(now + iv, Event::Sample { what }.pack());
+            self.world_timer(now + iv, Event::Sample { what }.pack());
         }
     }
 
@@ -789,8 +810,7 @@ impl Sim {
         }
         if let Some(iv) = self.trace_rates {
             let what = SAMPLE_RATES;
-            self.q
-                .schedule_cold(now + iv, Event::Sample { what }.pack());
+            self.world_timer(now + iv, Event::Sample { what }.pack());
         }
     }
 }
