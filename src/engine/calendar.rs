@@ -4,8 +4,8 @@
 //! wheel has `N` buckets of `2^SHIFT` ps each; an event goes to the bucket of its
 //! time slot if that slot is within the wheel's horizon, else to an overflow heap
 //! that is drained into the wheel as time advances. The bucket being drained is
-//! sorted once by `(time, seq)`; events scheduled into it (or earlier) are inserted
-//! in order. Push and pop are O(1) on average instead of a heap's O(log n).
+//! sorted once by `(time, origin, seq)`; events scheduled into it (or earlier) are
+//! inserted in order. Push and pop are O(1) on average instead of a heap's O(log n).
 
 use super::Entry;
 use std::collections::BinaryHeap;
@@ -137,12 +137,6 @@ impl<E: Copy> Calendar<E> {
         let b = (next & MASK) as usize;
         std::mem::swap(&mut self.current, &mut self.buckets[b]);
         self.occupied[b / 64] &= !(1 << (b % 64));
-        self.current.sort_unstable_by(|a, b| {
-            if a.earlier_than(b) {
-                std::cmp::Ordering::Less
-            } else {
-                std::cmp::Ordering::Greater
-            }
-        });
+        self.current.sort_unstable_by(Entry::order);
     }
 }

@@ -1,39 +1,102 @@
 //! Deterministic discrete-event core.
 //!
-//! Events are ordered by `(time, seq)`: `seq` increases with every schedule call,
-//! so events at equal times run in the order they were scheduled (FIFO). Nothing
-//! here reads a wall clock; the same inputs give the same event order, always.
-//! Scheduling into the past is a bug and panics.
+//! Events are ordered by `(time, origin, seq)`, as in nexosim: `origin` is the node
+//! that scheduled the event and `seq` its place in that node's own sequence (a
+//! [`Key`], handed out by the node's [`Origin`]). Events at equal times therefore
+//! run by origin, and in the order each origin scheduled them (FIFO per origin).
+//! The order depends only on the keys, not on the order in which different origins'
+//! events reached the queue, so it does not change with how nodes are grouped onto
+//! threads. Nothing here reads a wall clock; the same inputs give the same event
+//! order, always. Scheduling into the past is a bug and panics.
+//!
+//! [`EventQueue::schedule`] and [`EventQueue::schedule_cold`] are the legacy global
+//! order: they key the event as origin 0 with the queue's own counter as `seq`, so on
+//! their own they give `(time, insertion order)`, FIFO across the whole queue.
 
 mod calendar;
 
-use crate::units::{Delta, SimTime};
+use crate::units::SimTime;
 use calendar::Calendar;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// A heap entry: 8 bytes of time, 4 of sequence and the event (24 bytes with a
-/// 12-byte event). The sequence wraps; ties compare it with wrapping arithmetic,
-/// which is exact while fewer than 2^31 events are pending.
+/// Who scheduled an event and its place in that node's own sequence.
+///
+/// At equal times keys order by `origin`, then by `seq` compared with wrapping
+/// arithmetic (`a.seq.wrapping_sub(b.seq) as i32 < 0` means `a` first), which is
+/// exact while fewer than 2^31 events of one origin are pending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub origin: u32,
+    pub seq: u32,
+}
+
+/// A node's sequence counter: hands out that node's [`Key`]s in order (`seq` wraps).
+#[derive(Clone, Copy, Debug)]
+pub struct Origin {
+    id: u32,
+    next: u32,
+}
+
+impl Origin {
+    /// The counter of node `id`, starting at sequence 0.
+    pub fn new(id: u32) -> Origin {
+        Origin { id, next: 0 }
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The key of this node's next event.
+    #[inline]
+    pub fn next_key(&mut self) -> Key {
+        let key = Key {
+            origin: self.id,
+            seq: self.next,
+        };
+        self.next = self.next.wrapping_add(1);
+        key
+    }
+}
+
+/// A queued event: 8 bytes of time, 4 of origin, 4 of sequence and the event. With
+/// the simulator's 4-byte packed event that is 20 bytes, padded to 24 by the
+/// 8-byte alignment of the time (a test checks it).
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
+    origin: u32,
     seq: u32,
     event: E,
 }
 
 impl<E> Entry<E> {
-    /// Strictly earlier in `(time, seq)` order.
+    /// Strictly earlier in `(time, origin, wrapping seq)` order.
     #[inline]
     fn earlier_than(&self, other: &Self) -> bool {
-        self.time < other.time
-            || (self.time == other.time && (self.seq.wrapping_sub(other.seq) as i32) < 0)
+        if self.time != other.time {
+            return self.time < other.time;
+        }
+        if self.origin != other.origin {
+            return self.origin < other.origin;
+        }
+        (self.seq.wrapping_sub(other.seq) as i32) < 0
+    }
+
+    /// `(time, origin, wrapping seq)` order, earliest `Less`.
+    #[inline]
+    fn order(&self, other: &Self) -> Ordering {
+        self.time
+            .cmp(&other.time)
+            .then(self.origin.cmp(&other.origin))
+            .then((self.seq.wrapping_sub(other.seq) as i32).cmp(&0))
     }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.time == other.time && self.origin == other.origin && self.seq == other.seq
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -46,24 +109,22 @@ impl<E> Ord for Entry<E> {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry.
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        match other.time.cmp(&self.time) {
-            Ordering::Equal => (other.seq.wrapping_sub(self.seq) as i32).cmp(&0),
-            o => o,
-        }
+        other.order(self)
     }
 }
 
-/// A min-priority queue of events keyed by `(time, insertion order)`.
+/// A min-priority queue of events keyed by `(time, origin, per-origin sequence)`.
 ///
-/// Two structures share one sequence counter: a calendar queue for the packet
-/// events that come and go every few nanoseconds, and a heap for timers
-/// (retransmission timeouts, controller timers, samplers), of which thousands can
-/// be pending at once and most are cancelled lazily. `pop` takes the earlier of the
-/// two heads, so the order is exactly that of one priority queue.
+/// Two structures share one order: a calendar queue for the packet events that
+/// come and go every few nanoseconds, and a heap for timers (retransmission
+/// timeouts, controller timers, samplers), of which thousands can be pending at
+/// once and most are cancelled lazily. `pop` takes the earlier of the two heads, so
+/// the order is exactly that of one priority queue.
 pub struct EventQueue<E: Copy> {
     hot: Calendar<E>,
     cold: BinaryHeap<Entry<E>>,
-    next_seq: u32,
+    /// Keys of the legacy `schedule`/`schedule_cold`: origin 0, global counter.
+    legacy: Origin,
     now: SimTime,
     popped: u64,
     peak: usize,
@@ -80,7 +141,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             hot: Calendar::new(),
             cold: BinaryHeap::new(),
-            next_seq: 0,
+            legacy: Origin::new(0),
             now: SimTime::ZERO,
             popped: 0,
             peak: 0,
@@ -95,41 +156,54 @@ impl<E: Copy> EventQueue<E> {
 
     /// A new entry for `event` at `at`, which must not be in the past.
     #[inline]
-    fn entry(&mut self, at: SimTime, event: E) -> Entry<E> {
+    fn entry(&self, at: SimTime, key: Key, event: E) -> Entry<E> {
         assert!(
             at >= self.now,
             "event scheduled in the past: {at:?} < now {:?}",
             self.now
         );
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
         Entry {
             time: at.0,
-            seq,
+            origin: key.origin,
+            seq: key.seq,
             event,
         }
     }
 
-    /// Schedules `event` at absolute time `at`, which must not be in the past.
+    /// Schedules a packet-like `event` at absolute time `at`, which must not be in
+    /// the past, ordered among events at `at` by `key`.
     #[inline]
-    pub fn schedule(&mut self, at: SimTime, event: E) {
-        let e = self.entry(at, event);
+    pub fn schedule_keyed(&mut self, at: SimTime, key: Key, event: E) {
+        let e = self.entry(at, key, event);
         self.hot.push(e);
         self.peak = self.peak.max(self.hot.len());
     }
 
-    /// Schedules a timer-like `event` (see the type's doc) at `at`.
+    /// Schedules a timer-like `event` (see the type's doc) at `at`, which must not
+    /// be in the past, ordered among events at `at` by `key`.
     #[inline]
-    pub fn schedule_cold(&mut self, at: SimTime, event: E) {
-        let e = self.entry(at, event);
+    pub fn schedule_cold_keyed(&mut self, at: SimTime, key: Key, event: E) {
+        let e = self.entry(at, key, event);
         self.cold.push(e);
     }
 
-    /// Schedules `event` after `delay` from now.
+    /// Schedules `event` at absolute time `at`, which must not be in the past, in
+    /// the legacy global order: keyed as origin 0 with the queue's own counter, so
+    /// ties among legacy events are FIFO across the whole queue. Mixed with keyed
+    /// schedules, legacy events order as origin 0 (before every other origin at
+    /// equal time; keyed events of origin 0 then interleave by `seq` with them).
     #[inline]
-    pub fn schedule_in(&mut self, delay: Delta, event: E) {
-        let at = self.now + delay;
-        self.schedule(at, event);
+    pub fn schedule(&mut self, at: SimTime, event: E) {
+        let key = self.legacy.next_key();
+        self.schedule_keyed(at, key, event);
+    }
+
+    /// Schedules a timer-like `event` at `at` in the legacy global order (see
+    /// [`EventQueue::schedule`]).
+    #[inline]
+    pub fn schedule_cold(&mut self, at: SimTime, event: E) {
+        let key = self.legacy.next_key();
+        self.schedule_cold_keyed(at, key, event);
     }
 
     /// Removes the earliest event and advances `now` to its time.
@@ -176,6 +250,18 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::collections::BTreeSet;
+
+    fn drain<E: Copy>(q: &mut EventQueue<E>) -> Vec<(SimTime, E)> {
+        std::iter::from_fn(|| q.pop()).collect()
+    }
+
+    #[test]
+    fn an_entry_with_a_four_byte_event_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Entry<u32>>(), 24);
+    }
 
     #[test]
     fn events_pop_in_time_order_and_ties_are_fifo() {
@@ -185,39 +271,95 @@ mod tests {
         q.schedule(SimTime(20), 'b');
         q.schedule(SimTime(10), 'x');
         q.schedule(SimTime(10), 'y');
-        let order: String = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        let order: String = drain(&mut q).into_iter().map(|(_, e)| e).collect();
         assert_eq!(order, "axybc");
         assert_eq!(q.now(), SimTime(30));
         assert_eq!(q.processed(), 5);
     }
 
     #[test]
+    fn legacy_schedule_keeps_fifo_order_across_hot_and_cold() {
+        let mut q = EventQueue::new();
+        for i in 0..100u32 {
+            let at = SimTime(u64::from(i % 3) * 4096);
+            if i % 2 == 0 {
+                q.schedule(at, i);
+            } else {
+                q.schedule_cold(at, i);
+            }
+        }
+        let got: Vec<u32> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        let mut want: Vec<u32> = (0..100).collect();
+        want.sort_by_key(|&i| i % 3);
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn ties_stay_fifo_across_sequence_wraparound() {
         let mut q = EventQueue::new();
-        q.next_seq = u32::MAX - 1;
+        q.legacy.next = u32::MAX - 1;
         for i in 0..4 {
             q.schedule(SimTime(7), i);
         }
-        let order: Vec<i32> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        let order: Vec<i32> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
         assert_eq!(order, [0, 1, 2, 3]);
     }
 
     #[test]
-    fn matches_a_sorted_reference_on_random_interleavings() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    fn ties_are_ordered_by_origin_then_per_origin_sequence() {
+        let mut q = EventQueue::new();
+        let k = |origin, seq| Key { origin, seq };
+        q.schedule_keyed(SimTime(10), k(2, 0), "2.0");
+        q.schedule_cold_keyed(SimTime(10), k(1, 5), "1.5");
+        q.schedule_keyed(SimTime(10), k(1, 3), "1.3");
+        q.schedule_keyed(SimTime(9), k(7, 9), "early");
+        q.schedule_cold_keyed(SimTime(10), k(0, 9), "0.9");
+        q.schedule_keyed(SimTime(10), k(1, 4), "1.4");
+        let order: Vec<&str> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(order, ["early", "0.9", "1.3", "1.4", "1.5", "2.0"]);
+    }
+
+    #[test]
+    fn per_origin_fifo_survives_sequence_wraparound() {
+        let mut q = EventQueue::new();
+        let mut a = Origin {
+            id: 3,
+            next: u32::MAX - 2,
+        };
+        let mut b = Origin::new(4);
+        for i in 0..6u32 {
+            q.schedule_keyed(SimTime(5), b.next_key(), 100 + i);
+            if i % 2 == 0 {
+                q.schedule_keyed(SimTime(5), a.next_key(), i);
+            } else {
+                q.schedule_cold_keyed(SimTime(5), a.next_key(), i);
+            }
+        }
+        assert_eq!(a.id(), 3);
+        let order: Vec<u32> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(order, [0, 1, 2, 3, 4, 5, 100, 101, 102, 103, 104, 105]);
+    }
+
+    /// A time at or after `now`, spread like the simulator's events.
+    fn random_time(rng: &mut ChaCha8Rng, now: u64) -> u64 {
+        match rng.random_range(0..4) {
+            0 => now,
+            1 => now + rng.random_range(0..50_000u64),
+            2 => now + rng.random_range(0..100_000_000u64),
+            _ => now + rng.random_range(0..5u64) * 4096,
+        }
+    }
+
+    #[test]
+    fn legacy_schedules_match_a_sorted_reference_on_random_interleavings() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut q = EventQueue::new();
         let mut reference: Vec<(u64, u64)> = Vec::new();
         let mut seq = 0u64;
         let mut out = Vec::new();
         for _ in 0..200_000 {
             if rng.random_bool(0.55) || q.is_empty() {
-                let at = match rng.random_range(0..4) {
-                    0 => q.now().0,
-                    1 => q.now().0 + rng.random_range(0..50_000u64),
-                    2 => q.now().0 + rng.random_range(0..100_000_000u64),
-                    _ => q.now().0 + rng.random_range(0..5u64) * 4096,
-                };
+                let at = random_time(&mut rng, q.now().0);
                 if rng.random_bool(0.3) {
                     q.schedule_cold(SimTime(at), seq);
                 } else {
@@ -229,12 +371,127 @@ mod tests {
                 out.push(q.pop().unwrap());
             }
         }
-        while let Some(e) = q.pop() {
-            out.push(e);
-        }
+        out.extend(drain(&mut q));
         reference.sort();
         let got: Vec<(u64, u64)> = out.iter().map(|(t, s)| (t.0, *s)).collect();
         assert_eq!(got, reference);
+    }
+
+    /// An event of the keyed reference test: its time, origin, and its place in
+    /// the origin's sequence without wraparound (the queue sees it wrapped; the
+    /// legacy schedules are origin 0).
+    type Scheduled = (u64, u32, u64);
+
+    #[test]
+    fn keyed_events_match_a_reference_queue_with_random_origins() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut q = EventQueue::new();
+        // Origins 1..=8, half starting near the wrap; origin 0 is the legacy counter.
+        let mut origins: Vec<(Origin, u64)> = (1..=8)
+            .map(|id| {
+                let next = if id % 2 == 0 { u32::MAX - 500 } else { 0 };
+                (Origin { id, next }, 0)
+            })
+            .collect();
+        let mut legacy_seq = 0u64;
+        // The reference queue: a sorted set, whose first entry pops next. (A sort of
+        // everything scheduled would not do: an event scheduled at `now` by a small
+        // origin comes after the events at `now` that have already run.)
+        let mut reference: BTreeSet<Scheduled> = BTreeSet::new();
+        let mut past_panics = 0;
+        for _ in 0..200_000 {
+            if rng.random_bool(0.55) || q.is_empty() {
+                let at = random_time(&mut rng, q.now().0);
+                let cold = rng.random_bool(0.3);
+                let ev = if rng.random_bool(0.1) {
+                    let ev = (at, 0, legacy_seq);
+                    legacy_seq += 1;
+                    if cold {
+                        q.schedule_cold(SimTime(at), ev);
+                    } else {
+                        q.schedule(SimTime(at), ev);
+                    }
+                    ev
+                } else {
+                    let (o, n) = &mut origins[rng.random_range(0..8)];
+                    let ev = (at, o.id(), *n);
+                    *n += 1;
+                    let key = o.next_key();
+                    if cold {
+                        q.schedule_cold_keyed(SimTime(at), key, ev);
+                    } else {
+                        q.schedule_keyed(SimTime(at), key, ev);
+                    }
+                    ev
+                };
+                reference.insert(ev);
+            } else {
+                assert_eq!(q.pop().map(|(_, e)| e), reference.pop_first());
+            }
+            if q.now().0 > 0 && rng.random_bool(0.001) {
+                let at = SimTime(q.now().0 - rng.random_range(1..=q.now().0.min(1_000_000)));
+                let key = origins[0].0.next_key();
+                let cold = rng.random_bool(0.5);
+                let len = q.len();
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if cold {
+                        q.schedule_cold_keyed(at, key, (0, 0, 0));
+                    } else {
+                        q.schedule_keyed(at, key, (0, 0, 0));
+                    }
+                }));
+                assert!(r.is_err(), "scheduling at {at:?} < now did not panic");
+                assert_eq!(q.len(), len);
+                // The refused key is spent: keep the reference's sequence in step.
+                origins[0].1 += 1;
+                past_panics += 1;
+            }
+        }
+        let rest: Vec<Scheduled> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(rest, reference.into_iter().collect::<Vec<_>>());
+        assert!(past_panics > 50);
+    }
+
+    #[test]
+    fn keyed_order_does_not_depend_on_how_origins_interleave() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        // Each origin's events, in the order that origin schedules them.
+        let per_origin: Vec<Vec<(SimTime, Key)>> = (0..6)
+            .map(|id| {
+                let mut o = Origin::new([5, 0, 3, 9, 1, 4][id]);
+                (0..2_000)
+                    .map(|_| {
+                        let at = SimTime(rng.random_range(0..20u64) * 2048);
+                        (at, o.next_key())
+                    })
+                    .collect()
+            })
+            .collect();
+        let run = |seed: u64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut next = vec![0usize; per_origin.len()];
+            let mut q = EventQueue::new();
+            loop {
+                let live: Vec<usize> = (0..per_origin.len())
+                    .filter(|&i| next[i] < per_origin[i].len())
+                    .collect();
+                let Some(&i) = live.get(rng.random_range(0..live.len().max(1))) else {
+                    break;
+                };
+                let (at, key) = per_origin[i][next[i]];
+                next[i] += 1;
+                if rng.random_bool(0.4) {
+                    q.schedule_cold_keyed(at, key, key);
+                } else {
+                    q.schedule_keyed(at, key, key);
+                }
+            }
+            drain(&mut q)
+        };
+        let a = run(1);
+        let b = run(2);
+        assert_eq!(a.len(), 12_000);
+        assert_eq!(a, b);
     }
 
     #[test]
@@ -244,5 +501,15 @@ mod tests {
         q.schedule(SimTime(10), ());
         q.pop();
         q.schedule(SimTime(5), ());
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn keyed_scheduling_in_the_past_is_a_bug_too() {
+        let mut q = EventQueue::new();
+        let mut o = Origin::new(1);
+        q.schedule_cold_keyed(SimTime(10), o.next_key(), ());
+        q.pop();
+        q.schedule_keyed(SimTime(9), o.next_key(), ());
     }
 }
