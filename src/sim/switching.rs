@@ -2,9 +2,10 @@
 //! flow-control scheme's enqueue hook), transmission (scheduling, MMU release,
 //! its dequeue hook, ECN at dequeue, INT). PFC frames themselves are in `pfc`.
 
-use super::{Event, Sim, paths};
-use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
+use super::{Event, Sim};
+use crate::packet::{PacketId, PacketKind, flag};
 use crate::profile::EcnPoint;
+use crate::switch::ecmp;
 use crate::switch::flowctl::{Enqueue, FlowControl};
 use crate::switch::mmu::Admit;
 use crate::topology::NodeId;
@@ -21,24 +22,17 @@ impl Sim {
         }
         pkt.ingress = inp;
         let hops = self.cfg.topo.routes.next_hops(sw.idx, NodeId(pkt.dst));
-        let out = match hops.len() {
-            0 => {
-                self.stats.drops_no_route += 1;
-                self.pool.free(id);
-                return;
-            }
-            1 => hops[0],
-            n => {
-                let key = paths::FlowKey {
-                    src: pkt.src,
-                    dst: pkt.dst,
-                    sport: pkt.sport,
-                    dport: pkt.dport,
-                };
-                let pick =
-                    paths::ecmp_pick(self.cfg.model.ecmp_hash, sw.ecmp_seed, sw.node, key, n);
-                hops[pick]
-            }
+        let key = ecmp::FlowKey {
+            src: pkt.src,
+            dst: pkt.dst,
+            sport: pkt.sport,
+            dport: pkt.dport,
+        };
+        let Some(out) = ecmp::next_hop(hops, self.cfg.model.ecmp_hash, sw.ecmp_seed, sw.node, key)
+        else {
+            self.stats.drops_no_route += 1;
+            self.pool.free(id);
+            return;
         };
         let class = pkt.class;
         let wire = pkt.wire as u64;
@@ -148,21 +142,9 @@ impl Sim {
             {
                 pkt.flags |= flag::ECN_CE;
             }
-            if self.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
-                let (ts, tx_bytes, qlen) =
-                    self.cfg
-                        .model
-                        .int_units
-                        .encode(now, port.eg.tx_bytes, port.bytes);
-                int[pkt.n_hops as usize] = crate::packet::IntHop {
-                    ts,
-                    tx_bytes,
-                    rx_bytes: port.rx_bytes,
-                    qlen,
-                    rate: port.eg.rate,
-                };
-                pkt.n_hops += 1;
-                pkt.wire += self.cfg.model.sizes.int_per_hop();
+            if self.cfg.int_on {
+                let model = &self.cfg.model;
+                crate::switch::int::stamp(pkt, int, port, now, model.int_units, &model.sizes);
             }
         }
         let may_lose = pkt.kind != PacketKind::Pfc;

@@ -1,14 +1,16 @@
 //! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
-//! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking, INT stamping and ECMP. One
-//! model, used for every switch.
+//! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking ([`ecn`]), INT stamping
+//! ([`int`]) and ECMP ([`ecmp`]). One model, used for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
 //! are served packet-by-packet round robin, skipping paused and empty classes.
 //! The forwarding logic itself is in `sim::switching`.
 
+pub mod ecmp;
 pub mod ecn;
 pub mod flowctl;
+pub mod int;
 pub mod mmu;
 pub mod thresholds;
 
