@@ -5,7 +5,7 @@
 //! ../shared/reference/hpcc-ns3-model.md). Every choice here is a plain value the
 //! scenario can override; nothing in the models hard-codes one simulator's habit.
 
-use crate::units::{Delta, Rate, SimTime};
+use crate::units::{Delta, Rate};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,7 +192,8 @@ pub enum MmuModel {
     Ns3,
 }
 
-/// How switches encode the INT records they stamp (HPCC's INT header fields).
+/// How switches encode the INT records they stamp (HPCC's INT header fields;
+/// the encoding is `switch::int::encode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntUnits {
     /// Exact values (picosecond time, byte counts).
@@ -201,24 +202,6 @@ pub enum IntUnits {
     /// transmitted bytes in units of 128 x `multi` and queue length in units of
     /// 80 x `multi` (both truncated), queue length 17 bits wide (wraps).
     Ns3 { multi: u32 },
-}
-
-impl IntUnits {
-    /// Encodes one INT record as the switch would, returning what the receiver
-    /// decodes: (time, tx bytes, queue length).
-    #[inline]
-    pub fn encode(self, ts: SimTime, tx_bytes: u64, qlen: u64) -> (SimTime, u64, u64) {
-        match self {
-            IntUnits::Exact => (ts, tx_bytes, qlen),
-            IntUnits::Ns3 { multi } => {
-                let m = multi as u64;
-                let ts = SimTime(ts.ps() / crate::units::PS_PER_NS * crate::units::PS_PER_NS);
-                let bytes = tx_bytes / (128 * m) * (128 * m);
-                let q = (qlen / (80 * m)) & ((1 << 17) - 1);
-                (ts, bytes, q * 80 * m)
-            }
-        }
-    }
 }
 
 /// The resolved modelling choices of a run.
@@ -298,18 +281,6 @@ mod tests {
             assert_eq!(s.tx_time(r, bytes), Delta::from_ns(ns), "{bytes} B");
         }
         assert_eq!(Serialization::Exact.tx_time(r, 1000), Delta::from_ns(80));
-    }
-
-    #[test]
-    fn ns3_int_fields_truncate_to_their_units_and_the_queue_length_wraps_at_17_bits() {
-        let u = IntUnits::Ns3 { multi: 1 };
-        let (ts, b, q) = u.encode(SimTime(1_234_567), 1090, 1599);
-        assert_eq!((ts, b, q), (SimTime(1_234_000), 1024, 1520));
-        let (_, b, q) = IntUnits::Ns3 { multi: 4 }.encode(SimTime(0), 1090, 1599);
-        assert_eq!((b, q), (1024, 1280));
-        // 2^17 units of 80 B wrap to 0.
-        assert_eq!(u.encode(SimTime(0), 0, 80 << 17).2, 0);
-        assert_eq!(IntUnits::Exact.encode(SimTime(7), 9, 5), (SimTime(7), 9, 5));
     }
 
     #[test]

@@ -23,6 +23,7 @@ use super::rcc_fluid::{self, Complex, Margins, RccFluidParams};
 use crate::error::{Error, InputError};
 use crate::scenario::{self, load};
 use crate::sim::{RunOptions, paths};
+use crate::switch::ecmp::FlowKey;
 use crate::units::{Bytes, Delta};
 use std::path::Path;
 
@@ -108,12 +109,14 @@ pub fn run_sim(
     )?;
     let cfg = scenario::resolve(&loaded)?;
     let f = cfg.flows.first().expect("the scenario has two flows");
-    let data = paths::trace(
-        &cfg.topo, &cfg.model, cfg.seed, f.src, f.dst, 10_000, f.dport,
-    );
-    let ack = paths::trace(
-        &cfg.topo, &cfg.model, cfg.seed, f.dst, f.src, f.dport, 10_000,
-    );
+    let key = FlowKey {
+        src: f.src.0,
+        dst: f.dst.0,
+        sport: 10_000,
+        dport: f.dport,
+    };
+    let data = paths::trace(&cfg.topo, &cfg.model, cfg.seed, key);
+    let ack = paths::trace(&cfg.topo, &cfg.model, cfg.seed, key.reversed());
     let mtu_wire = cfg.mtu_wire();
     let ack_wire = cfg.model.sizes.ack_wire(0);
     let one_way = paths::one_way(&cfg.model, &data, mtu_wire).as_secs_f64();

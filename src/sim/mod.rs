@@ -7,10 +7,12 @@
 //! behaviour is in [`crate::nic`], the switch's in [`crate::switch`]; the
 //! dispatcher keeps only what spans nodes: flow arrivals, the samplers, PFC
 //! deadlock detection (`pfc`), limits and the end of the run.
+//! Each flow's ideal FCT, base RTT and BDP come from the run's [`path_model`].
 
 pub mod limits;
 pub mod mmu_config;
 pub mod ns3_paths;
+pub mod path_model;
 pub mod paths;
 mod pfc;
 pub mod pfc_diag;
@@ -24,14 +26,15 @@ use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress};
 use crate::output::{Recorder, RunOutputs};
 use crate::packet::PacketPool;
 use crate::port::Egress;
-use crate::profile::IdealFct;
 use crate::scenario::RunConfig;
+use crate::switch::ecmp;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
 use crate::switch::{Switch, SwitchConfig, SwitchEnv, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
+use path_model::PathModel;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
@@ -161,8 +164,6 @@ impl Sim {
         let seed = opts.seed.unwrap_or(cfg.seed);
         let topo = &cfg.topo;
         let model = &cfg.model;
-        let mtu_wire = cfg.mtu_wire();
-        let ack_wire = model.sizes.ack_wire(model.sizes.int_at_sender(cfg.int_on));
         let mut egress_owner = Vec::new();
         let mut gid_of = |node: NodeId, port: usize| {
             egress_owner.push((node.0, port as u16));
@@ -199,8 +200,8 @@ impl Sim {
                     mmu,
                     fc: SwitchFc::new(&cfg.flowctl, &facts),
                     timer_at: SimTime::MAX,
-                    ecmp_seed: paths::ecmp_seed(seed, node),
-                    rng: ChaCha8Rng::seed_from_u64(paths::mix64(
+                    ecmp_seed: ecmp::ecmp_seed(seed, node),
+                    rng: ChaCha8Rng::seed_from_u64(ecmp::mix64(
                         seed ^ 0xec0 ^ (node.0 as u64) << 20,
                     )),
                 }
@@ -229,7 +230,7 @@ impl Sim {
             .enumerate()
             .map(|(hi, &node)| {
                 let rng = |salt: u64| {
-                    ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ salt ^ (node.0 as u64) << 20))
+                    ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
                 };
                 Nic::new(
                     node,
@@ -242,29 +243,9 @@ impl Sim {
             })
             .collect();
 
-        let ns3 =
-            (model.ideal_fct == IdealFct::Ns3).then(|| ns3_paths::Ns3Paths::new(topo, cfg.nic.mtu));
-        let base_rtt = match model.ideal_fct {
-            IdealFct::Alone => {
-                let rtt = paths::max_base_rtt(topo, |rate, delay| {
-                    2 * delay.ps()
-                        + model.serialization.tx_time(rate, mtu_wire as u64).ps()
-                        + model.serialization.tx_time(rate, ack_wire as u64).ps()
-                });
-                // "Slightly greater than the maximum RTT" (HPCC §5.1): the next whole us.
-                Delta::from_us(rtt.ps() / crate::units::PS_PER_US + 1)
-            }
-            IdealFct::Ns3 => ns3.as_ref().expect("built for ns3").max_rtt,
-        };
-        let max_bdp = match &ns3 {
-            Some(p) => p.max_bdp,
-            None => topo
-                .hosts
-                .iter()
-                .map(|&h| topo.host_port(h).rate.bytes_in(base_rtt))
-                .max()
-                .unwrap_or(0),
-        };
+        let path_model = PathModel::new(&cfg);
+        let (base_rtt, max_bdp) = (path_model.base_rtt(), path_model.max_bdp());
+        let mtu_wire = cfg.mtu_wire();
 
         // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
         let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
@@ -287,28 +268,14 @@ impl Sim {
                 let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
                 let sport = *c;
                 *c = c.wrapping_add(1);
-                let (ideal, pair_rtt, one_way, bottleneck) =
-                    ideal_fct(&cfg, seed, spec, sport, ack_wire);
-                let (ideal, pair_rtt, pair_bdp) = match &ns3 {
-                    Some(p) => {
-                        let pair = p.pair(topo, spec.src, spec.dst);
-                        let ideal = ns3_paths::ns3_standalone(
-                            &pair,
-                            spec.size,
-                            cfg.nic.mtu,
-                            model.sizes.data_header,
-                        );
-                        (ideal, pair.rtt, pair.bdp)
-                    }
-                    None => (ideal, pair_rtt, bottleneck.bytes_in(pair_rtt)),
-                };
+                let path = path_model.flow(&cfg, seed, spec, sport);
                 FlowInfo {
                     spec: spec.clone(),
                     sport,
-                    ideal,
-                    pair_rtt,
-                    pair_bdp,
-                    one_way,
+                    ideal: path.ideal,
+                    pair_rtt: path.pair_rtt,
+                    pair_bdp: path.pair_bdp,
+                    one_way: path.one_way,
                     irn_cap: irn_cap(spec),
                     send_slot,
                     recv_slot,
@@ -341,9 +308,10 @@ impl Sim {
         let mut diag = pfc_diag::PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         if cfg.diag.victims && cfg.flowctl.enabled {
             for (fid, f) in flows.iter().enumerate() {
-                for (si, inp, out) in pfc::trace_ports(&cfg, seed, &f.spec, f.sport) {
-                    let gid = switches[si as usize].ports[inp as usize].eg.gid;
-                    diag.by_ingress[gid as usize].push((fid as u32, out));
+                let key = path_model::flow_key(&f.spec, f.sport);
+                for h in ecmp::trace(topo, model.ecmp_hash, seed, key) {
+                    let gid = switches[h.index as usize].ports[h.ingress as usize].eg.gid;
+                    diag.by_ingress[gid as usize].push((fid as u32, h.egress));
                 }
             }
         }
@@ -813,49 +781,4 @@ impl Sim {
             self.world_timer(now + iv, Event::Sample { what }.pack());
         }
     }
-}
-
-/// Ideal FCT, base RTT, base one-way delay and bottleneck rate of one flow (on
-/// its own ECMP path). (The ns-3 model's ideal FCT and RTT come from [`ns3_paths`].)
-fn ideal_fct(
-    cfg: &RunConfig,
-    seed: u64,
-    spec: &FlowSpec,
-    sport: u16,
-    ack_wire_no_hops: u32,
-) -> (Delta, Delta, Delta, crate::units::Rate) {
-    let model = &cfg.model;
-    let data = paths::trace(
-        &cfg.topo, model, seed, spec.src, spec.dst, sport, spec.dport,
-    );
-    let ack = paths::trace(
-        &cfg.topo, model, seed, spec.dst, spec.src, spec.dport, sport,
-    );
-    let sizes = &model.sizes;
-    let bottleneck = data.iter().map(|h| h.rate).min().expect("a path has links");
-    let one_way = paths::one_way(model, &data, cfg.mtu_wire());
-    let (ideal, rtt) = match model.ideal_fct {
-        IdealFct::Alone => {
-            let per_hop = if cfg.int_on { sizes.int_per_hop() } else { 0 };
-            let switches = data.len().saturating_sub(1) as u32;
-            let ack_wire = ack_wire_no_hops + per_hop * switches;
-            let inp = paths::IdealInput {
-                size: spec.size,
-                mtu: cfg.nic.mtu,
-                data_overhead: sizes.data_header + sizes.int_at_sender(cfg.int_on),
-                per_hop,
-                ack_wire,
-            };
-            let ideal = paths::ideal_alone(model, &data, &ack, &inp);
-            (
-                ideal,
-                paths::base_rtt(model, &data, cfg.mtu_wire(), ack_wire),
-            )
-        }
-        IdealFct::Ns3 => (
-            paths::ideal_ns3(&data, spec.size, cfg.nic.mtu, sizes.data_header),
-            paths::ns3_pair_rtt(&data, cfg.nic.mtu),
-        ),
-    };
-    (ideal, rtt, one_way, bottleneck)
 }

@@ -203,7 +203,12 @@ mod tests {
         assert_eq!(p.max_bdp, 52_000);
         let pair = p.pair(&t, NodeId(1), NodeId(0));
         assert_eq!(pair.rtt, Delta::from_ns(4160));
+        // §12: standalone 4243 for 1000 B, 4998 for 10 KB, 88000 for 1 MB.
         assert_eq!(ns3_standalone(&pair, 1000, 1000, 48), Delta::from_ns(4243));
+        assert_eq!(
+            ns3_standalone(&pair, 10_000, 1000, 48),
+            Delta::from_ns(4998)
+        );
         assert_eq!(
             ns3_standalone(&pair, 1_000_000, 1000, 48),
             Delta::from_ns(88000)

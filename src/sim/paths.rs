@@ -1,10 +1,13 @@
-//! Paths, base RTTs and ideal flow completion times.
-//!
-//! A flow's packets follow one ECMP path (per-flow hashing), so its path can be
-//! traced without simulating. From a path we get the pair's base RTT and the
-//! ideal FCT: the flow alone at line rate on an idle network.
+//! Path arithmetic of rocesim's own path model (`IdealFct::Alone`, selected in
+//! [`super::path_model`]): the links of a flow's ECMP path, its base one-way delay
+//! and RTT, the ideal FCT (the flow alone at line rate on an idle network, store
+//! and forward), and the largest base RTT over host pairs (HPCC §5.1's control
+//! interval T). A flow's packets follow one ECMP path (per-flow hashing,
+//! `switch::ecmp`), so its path is traced without simulating. The ns-3 model's
+//! counterparts are in [`super::ns3_paths`].
 
-use crate::profile::{EcmpHash, IdealFct, ModelConfig};
+use crate::profile::ModelConfig;
+use crate::switch::ecmp::{self, FlowKey};
 use crate::topology::{NodeId, Topology};
 use crate::units::{Delta, Rate};
 use std::collections::VecDeque;
@@ -16,135 +19,18 @@ pub struct Hop {
     pub delay: Delta,
 }
 
-/// SplitMix64 finalizer: a fast, well-mixed 64-bit hash step.
-#[inline]
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// MurmurHash3 x86_32 (Austin Appleby's public-domain algorithm).
-pub fn murmur3_32(key: &[u8], seed: u32) -> u32 {
-    const C1: u32 = 0xcc9e_2d51;
-    const C2: u32 = 0x1b87_3593;
-    let mut h = seed;
-    let mut chunks = key.chunks_exact(4);
-    for c in &mut chunks {
-        let mut k = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        k = k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-        h ^= k;
-        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
-    }
-    let tail = chunks.remainder();
-    if !tail.is_empty() {
-        let mut k = 0u32;
-        for (i, b) in tail.iter().enumerate() {
-            k |= (*b as u32) << (8 * i);
-        }
-        h ^= k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-    }
-    h ^= key.len() as u32;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
-}
-
-/// The IPv4 address the ns-3 simulator gives host `id`: 11.(id/256).(id%256).1.
-pub fn ns3_ip(id: u32) -> u32 {
-    (11 << 24) | ((id / 256) << 16) | ((id % 256) << 8) | 1
-}
-
-/// The per-switch ECMP seed for a run seed.
-pub fn ecmp_seed(run_seed: u64, switch: NodeId) -> u64 {
-    mix64(run_seed ^ mix64(0x5eed_0000_0000 ^ switch.0 as u64))
-}
-
-/// The fields of a packet's 5-tuple that ECMP hashes (the protocol is always UDP).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlowKey {
-    pub src: u32,
-    pub dst: u32,
-    pub sport: u16,
-    pub dport: u16,
-}
-
-/// Picks among `n` equal-cost next hops at `switch` for a packet's 5-tuple.
-#[inline]
-pub fn ecmp_pick(kind: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> usize {
-    let h = match kind {
-        EcmpHash::Seeded => {
-            let tuple = ((key.src as u64) << 32 | key.dst as u64)
-                ^ mix64((key.sport as u64) << 16 | key.dport as u64 | 17 << 32);
-            mix64(seed ^ mix64(tuple))
-        }
-        EcmpHash::Ns3Murmur => {
-            let mut bytes = [0u8; 12];
-            bytes[..4].copy_from_slice(&ns3_ip(key.src).to_le_bytes());
-            bytes[4..8].copy_from_slice(&ns3_ip(key.dst).to_le_bytes());
-            bytes[8..]
-                .copy_from_slice(&(key.sport as u32 | (key.dport as u32) << 16).to_le_bytes());
-            murmur3_32(&bytes, switch.0) as u64
-        }
-    };
-    (h % n as u64) as usize
-}
-
-/// Traces the links a packet with this 5-tuple crosses from `src` to `dst`.
-pub fn trace(
-    topo: &Topology,
-    model: &ModelConfig,
-    seed: u64,
-    src: NodeId,
-    dst: NodeId,
-    sport: u16,
-    dport: u16,
-) -> Vec<Hop> {
-    let mut hops = Vec::with_capacity(8);
-    let first = topo.host_port(src);
-    hops.push(Hop {
-        rate: first.rate,
-        delay: first.delay,
-    });
-    let mut node = first.peer;
-    while node != dst {
-        assert!(
-            hops.len() <= topo.spec.kinds.len(),
-            "routing loop toward host {dst}"
-        );
-        let si = topo.kind_index[node.idx()];
-        let next = topo.routes.next_hops(si, dst);
-        assert!(
-            !next.is_empty(),
-            "no route from switch {node} to host {dst}"
-        );
-        let pick = if next.len() == 1 {
-            0
-        } else {
-            let key = FlowKey {
-                src: src.0,
-                dst: dst.0,
-                sport,
-                dport,
-            };
-            ecmp_pick(
-                model.ecmp_hash,
-                ecmp_seed(seed, node),
-                node,
-                key,
-                next.len(),
-            )
-        };
-        let p = &topo.ports[node.idx()][next[pick] as usize];
-        hops.push(Hop {
+/// The links a packet with this 5-tuple crosses from `key.src` to `key.dst`: the
+/// sender's link, then the one ECMP takes out of each switch ([`ecmp::trace`]).
+pub fn trace(topo: &Topology, model: &ModelConfig, seed: u64, key: FlowKey) -> Vec<Hop> {
+    let first = topo.host_port(NodeId(key.src));
+    let switches = ecmp::trace(topo, model.ecmp_hash, seed, key);
+    std::iter::once(first)
+        .chain(switches.iter().map(|h| h.link(topo)))
+        .map(|p| Hop {
             rate: p.rate,
             delay: p.delay,
-        });
-        node = p.peer;
-    }
-    hops
+        })
+        .collect()
 }
 
 /// Sizes the ideal-FCT computation needs.
@@ -200,34 +86,6 @@ pub fn ideal_alone(model: &ModelConfig, data: &[Hop], ack: &[Hop], inp: &IdealIn
     Delta(arrive_last + ack_time)
 }
 
-/// The ns-3 simulator's stand-alone FCT (hpcc-ns3-model.md §9): pair RTT +
-/// (size + packets x header) x 8 / bottleneck, in whole ns.
-pub fn ideal_ns3(data: &[Hop], size: u64, mtu: u32, header: u32) -> Delta {
-    let rtt = ns3_pair_rtt(data, mtu);
-    let bw = data
-        .iter()
-        .map(|h| h.rate.bps())
-        .min()
-        .expect("a path has links");
-    let pkts = size.div_ceil(mtu as u64);
-    let bytes = size + pkts * header as u64;
-    let ns = (bytes as u128 * 8 * 1_000_000_000 / bw as u128) as u64;
-    Delta::from_ns(rtt.as_ns() + ns)
-}
-
-/// ns-3's pair RTT: 2 x sum of delays + one-way payload-only serialization, in ns.
-pub fn ns3_pair_rtt(data: &[Hop], mtu: u32) -> Delta {
-    let ns: u64 = data
-        .iter()
-        .map(|h| {
-            2 * h.delay.as_ns() + (mtu as u128 * 8 * 1_000_000_000 / h.rate.bps() as u128) as u64
-        })
-        .sum();
-    Delta::from_ns(ns)
-}
-
-/// A pair's base RTT under our model: per link, propagation both ways plus the
-/// serialization of a full data packet and of its ACK.
 /// Base one-way delay of a full data packet along `path`: propagation plus
 /// store-and-forward serialization on every link.
 pub fn one_way(model: &ModelConfig, path: &[Hop], mtu_wire: u32) -> Delta {
@@ -238,19 +96,18 @@ pub fn one_way(model: &ModelConfig, path: &[Hop], mtu_wire: u32) -> Delta {
     )
 }
 
-pub fn base_rtt(model: &ModelConfig, path: &[Hop], mtu_wire: u32, ack_wire: u32) -> Delta {
-    match model.ideal_fct {
-        IdealFct::Alone => Delta(
-            path.iter()
-                .map(|h| {
-                    2 * h.delay.ps()
-                        + model.serialization.tx_time(h.rate, mtu_wire as u64).ps()
-                        + model.serialization.tx_time(h.rate, ack_wire as u64).ps()
-                })
-                .sum(),
-        ),
-        IdealFct::Ns3 => Delta::ZERO,
-    }
+/// A pair's base RTT under our model: per link, propagation both ways plus the
+/// serialization of a full data packet and of its ACK.
+pub fn pair_rtt(model: &ModelConfig, path: &[Hop], mtu_wire: u32, ack_wire: u32) -> Delta {
+    Delta(
+        path.iter()
+            .map(|h| {
+                2 * h.delay.ps()
+                    + model.serialization.tx_time(h.rate, mtu_wire as u64).ps()
+                    + model.serialization.tx_time(h.rate, ack_wire as u64).ps()
+            })
+            .sum(),
+    )
 }
 
 /// The largest base RTT over all host pairs, taking the worst of the equal-cost
@@ -317,14 +174,6 @@ mod tests {
     use crate::topology::builders::star;
 
     #[test]
-    fn murmur3_matches_the_reference_vectors() {
-        assert_eq!(murmur3_32(b"", 0), 0);
-        assert_eq!(murmur3_32(b"", 1), 0x514e_28b7);
-        assert_eq!(murmur3_32(b"test", 0), 0xba6b_d213);
-        assert_eq!(murmur3_32(b"Hello, world!", 1234), 0xfaf6_cdb3);
-    }
-
-    #[test]
     fn ideal_fct_of_one_packet_is_two_hops_there_and_the_ack_back() {
         let m = ModelConfig::for_profile(Profile::Ns3Hpcc);
         let hop = Hop {
@@ -375,24 +224,6 @@ mod tests {
         // 100 packets: first through fast (80 ns) then slow (800 ns), the rest every 800 ns.
         let t = ideal_alone(&m, &[fast, slow, fast], &[], &inp);
         assert_eq!(t, Delta::from_ns(80 + 800 + 80 + 99 * 800));
-    }
-
-    #[test]
-    fn ns3_standalone_fct_matches_the_calibration_vectors() {
-        let hop = Hop {
-            rate: Rate::from_gbps(100),
-            delay: Delta::from_us(1),
-        };
-        // §12: standalone 4243 for 1000 B, 4998 for 10 KB, 88000 for 1 MB.
-        assert_eq!(ideal_ns3(&[hop, hop], 1000, 1000, 48), Delta::from_ns(4243));
-        assert_eq!(
-            ideal_ns3(&[hop, hop], 10_000, 1000, 48),
-            Delta::from_ns(4998)
-        );
-        assert_eq!(
-            ideal_ns3(&[hop, hop], 1_000_000, 1000, 48),
-            Delta::from_ns(88000)
-        );
     }
 
     #[test]

@@ -5,58 +5,19 @@
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
 use super::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
-use super::{Sim, Slot, paths, split};
+use super::{Sim, Slot, split};
 use crate::error::Error;
 use crate::ids::SwitchIdx;
 use crate::nic::NicEnv;
 use crate::node::Ctx;
 use crate::output::{PfcHeadline, RunOutputs, fmt_ns};
 use crate::port::{CLASSES, Egress};
-use crate::scenario::RunConfig;
 use crate::switch::SwitchEnv;
 use crate::switch::flowctl::FlowControl;
 use crate::topology::NodeId;
 use crate::units::SimTime;
-use crate::workload::FlowSpec;
 use serde::Serialize;
 use std::fmt::Write as _;
-
-/// The (switch index, ingress port, egress port) of every switch a flow's
-/// packets cross (its ECMP path, traced as the switches route it).
-pub(super) fn trace_ports(
-    cfg: &RunConfig,
-    seed: u64,
-    spec: &FlowSpec,
-    sport: u16,
-) -> Vec<(u32, u16, u16)> {
-    let topo = &cfg.topo;
-    let first = topo.host_port(spec.src);
-    let (mut node, mut inp) = (first.peer, first.peer_port);
-    let mut hops = Vec::new();
-    while node != spec.dst && !topo.is_host(node) && hops.len() <= topo.spec.kinds.len() {
-        let si = topo.kind_index[node.idx()];
-        let next = topo.routes.next_hops(si, spec.dst);
-        let pick = match next.len() {
-            0 => break,
-            1 => 0,
-            n => {
-                let key = paths::FlowKey {
-                    src: spec.src.0,
-                    dst: spec.dst.0,
-                    sport,
-                    dport: spec.dport,
-                };
-                let seed = paths::ecmp_seed(seed, node);
-                paths::ecmp_pick(cfg.model.ecmp_hash, seed, node, key, n)
-            }
-        };
-        let out = next[pick];
-        hops.push((si, inp, out));
-        let p = &topo.ports[node.idx()][out as usize];
-        (node, inp) = (p.peer, p.peer_port);
-    }
-    hops
-}
 
 impl Sim {
     fn egress(&self, gid: u32) -> &Egress {

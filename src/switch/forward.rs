@@ -6,7 +6,7 @@ use super::flowctl::{Enqueue, FlowControl};
 use super::mmu::Admit;
 use super::{Switch, SwitchEnv};
 use crate::node::{Ctx, Event};
-use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
+use crate::packet::{PacketId, PacketKind, flag};
 use crate::profile::EcnPoint;
 use crate::topology::NodeId;
 
@@ -32,29 +32,17 @@ impl Switch {
         }
         pkt.ingress = inp;
         let hops = env.routes.next_hops(self.idx.0, NodeId(pkt.dst));
-        let out = match hops.len() {
-            0 => {
-                ctx.stats.drops_no_route += 1;
-                ctx.pool.free(id);
-                return None;
-            }
-            1 => hops[0],
-            n => {
-                let key = crate::sim::paths::FlowKey {
-                    src: pkt.src,
-                    dst: pkt.dst,
-                    sport: pkt.sport,
-                    dport: pkt.dport,
-                };
-                let pick = crate::sim::paths::ecmp_pick(
-                    env.cfg.model.ecmp_hash,
-                    self.ecmp_seed,
-                    self.node,
-                    key,
-                    n,
-                );
-                hops[pick]
-            }
+        let key = super::ecmp::FlowKey {
+            src: pkt.src,
+            dst: pkt.dst,
+            sport: pkt.sport,
+            dport: pkt.dport,
+        };
+        let hash = env.cfg.model.ecmp_hash;
+        let Some(out) = super::ecmp::next_hop(hops, hash, self.ecmp_seed, self.node, key) else {
+            ctx.stats.drops_no_route += 1;
+            ctx.pool.free(id);
+            return None;
         };
         let class = pkt.class;
         let wire = pkt.wire as u64;
@@ -173,18 +161,8 @@ impl Switch {
             {
                 pkt.flags |= flag::ECN_CE;
             }
-            if env.cfg.int_on && (pkt.n_hops as usize) < MAX_INT_HOPS {
-                let (ts, tx_bytes, qlen) =
-                    model.int_units.encode(now, port.eg.tx_bytes, port.bytes);
-                int[pkt.n_hops as usize] = crate::packet::IntHop {
-                    ts,
-                    tx_bytes,
-                    rx_bytes: port.rx_bytes,
-                    qlen,
-                    rate: port.eg.rate,
-                };
-                pkt.n_hops += 1;
-                pkt.wire += model.sizes.int_per_hop();
+            if env.cfg.int_on {
+                super::int::stamp(pkt, int, port, now, model.int_units, &model.sizes);
             }
         }
         let may_lose = pkt.kind != PacketKind::Pfc;

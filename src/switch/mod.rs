@@ -1,6 +1,6 @@
 //! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
-//! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking, INT stamping and ECMP. One
-//! model, used for every switch.
+//! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking ([`ecn`]), INT stamping
+//! ([`int`]) and ECMP ([`ecmp`]). One model, used for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
@@ -10,9 +10,11 @@
 //! [`crate::node::Ctx`] and never reads another node; its routing table is
 //! shared, immutable data.
 
+pub mod ecmp;
 pub mod ecn;
 pub mod flowctl;
 mod forward;
+pub mod int;
 pub mod mmu;
 mod pause;
 pub mod thresholds;
