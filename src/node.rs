@@ -9,6 +9,10 @@
 //! the stats, recorder and PFC diagnostics. A node never reads another node's
 //! state; shared inputs (routing tables, flow specs, configuration) are immutable.
 //!
+//! Event order: every event a node causes is keyed by (lead, this node, its next
+//! sequence number), see [`crate::engine::Key`]; an arrival keeps the key its
+//! packet was sent with.
+//!
 //! Links: each direction of a link is a pipe whose in-flight packets wait in a
 //! ring that belongs to the receiving side ([`Links`]). Propagation delay is
 //! constant, so packets arrive in the order they were sent and only the head of a
@@ -194,7 +198,7 @@ impl<'a> Ctx<'a> {
     /// Schedules a packet-paced event for this node (a port's next transmission).
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
-        let key = self.origin.next_key();
+        let key = self.origin.key_for(self.now, at);
         self.q.schedule_keyed(at, key, ev.pack());
     }
 
@@ -202,14 +206,14 @@ impl<'a> Ctx<'a> {
     /// kept apart from packet events because most are cancelled lazily.
     #[inline]
     pub fn schedule_timer(&mut self, at: SimTime, ev: Event) {
-        let key = self.origin.next_key();
+        let key = self.origin.key_for(self.now, at);
         self.q.schedule_cold_keyed(at, key, ev.pack());
     }
 
     /// Hands packet `id` to the far end of `link`, where it arrives at `at`.
     #[inline]
     pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {
-        let key = self.origin.next_key();
+        let key = self.origin.key_for(self.now, at);
         if self.links.push(link, id, at, key) {
             self.q
                 .schedule_keyed(at, key, Event::Arrive { link: link.0 }.pack());

@@ -4,7 +4,7 @@
 //! wheel has `N` buckets of `2^SHIFT` ps each; an event goes to the bucket of its
 //! time slot if that slot is within the wheel's horizon, else to an overflow heap
 //! that is drained into the wheel as time advances. The bucket being drained is
-//! sorted once by `(time, origin, seq)`; events scheduled into it (or earlier) are
+//! sorted once by `(time, lead, origin, seq)`; events scheduled into it (or earlier) are
 //! inserted in order. Push and pop are O(1) on average instead of a heap's O(log n).
 
 use super::Entry;

@@ -1,9 +1,12 @@
 //! Deterministic discrete-event core.
 //!
-//! Events are ordered by `(time, origin, seq)`, as in nexosim: `origin` is the node
-//! that scheduled the event and `seq` its place in that node's own sequence (a
-//! [`Key`], handed out by the node's [`Origin`]). Events at equal times therefore
-//! run by origin, and in the order each origin scheduled them (FIFO per origin).
+//! Events are ordered by `(time, lead, origin, seq)`: `lead` is how long before its
+//! time the event was scheduled (a longer lead goes first: at equal times, events
+//! scheduled earlier in simulated time run first, the FIFO rule of a sequential
+//! simulator such as ns-3), `origin` is the node that scheduled the event and `seq`
+//! its place in that node's own sequence (a [`Key`], handed out by the node's
+//! [`Origin`]), as in nexosim. Events due at the same time and scheduled at the
+//! same time therefore run by origin, and in the order each origin scheduled them.
 //! The order depends only on the keys, not on the order in which different origins'
 //! events reached the queue, so it does not change with how nodes are grouped onto
 //! threads. Nothing here reads a wall clock; the same inputs give the same event
@@ -20,15 +23,25 @@ use calendar::Calendar;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// Who scheduled an event and its place in that node's own sequence.
+/// Who scheduled an event, when, and its place in that node's own sequence.
 ///
-/// At equal times keys order by `origin`, then by `seq` compared with wrapping
-/// arithmetic (`a.seq.wrapping_sub(b.seq) as i32 < 0` means `a` first), which is
-/// exact while fewer than 2^31 events of one origin are pending.
+/// At equal times keys order by `lead` (longer first), then by `origin`, then by
+/// `seq` compared with wrapping arithmetic (`a.seq.wrapping_sub(b.seq) as i32 < 0`
+/// means `a` first), which is exact while fewer than 2^31 events of one origin are
+/// pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
+    /// Picoseconds between scheduling and the event's time, saturating at
+    /// `u32::MAX` (4.3 ms): events scheduled that long ahead tie on lead.
+    pub lead: u32,
     pub origin: u32,
     pub seq: u32,
+}
+
+/// The lead of an event scheduled at `now` for `at` ([`Key::lead`]).
+#[inline]
+pub fn lead(now: SimTime, at: SimTime) -> u32 {
+    at.0.saturating_sub(now.0).min(u32::MAX as u64) as u32
 }
 
 /// A node's sequence counter: hands out that node's [`Key`]s in order (`seq` wraps).
@@ -48,35 +61,50 @@ impl Origin {
         self.id
     }
 
-    /// The key of this node's next event.
+    /// The key of this node's next event, with no lead.
     #[inline]
     pub fn next_key(&mut self) -> Key {
         let key = Key {
+            lead: 0,
             origin: self.id,
             seq: self.next,
         };
         self.next = self.next.wrapping_add(1);
         key
     }
+
+    /// The key of this node's next event, scheduled at `now` for `at`.
+    #[inline]
+    pub fn key_for(&mut self, now: SimTime, at: SimTime) -> Key {
+        Key {
+            lead: lead(now, at),
+            ..self.next_key()
+        }
+    }
 }
 
-/// A queued event: 8 bytes of time, 4 of origin, 4 of sequence and the event. With
-/// the simulator's 4-byte packed event that is 20 bytes, padded to 24 by the
-/// 8-byte alignment of the time (a test checks it).
+/// A queued event: 8 bytes of time, 4 of inverted lead, 4 of origin, 4 of
+/// sequence and the event: 24 bytes with the simulator's 4-byte packed event (a
+/// test checks it).
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
+    /// `u32::MAX - lead`, so that smaller is earlier throughout.
+    rank: u32,
     origin: u32,
     seq: u32,
     event: E,
 }
 
 impl<E> Entry<E> {
-    /// Strictly earlier in `(time, origin, wrapping seq)` order.
+    /// Strictly earlier in `(time, lead descending, origin, wrapping seq)` order.
     #[inline]
     fn earlier_than(&self, other: &Self) -> bool {
         if self.time != other.time {
             return self.time < other.time;
+        }
+        if self.rank != other.rank {
+            return self.rank < other.rank;
         }
         if self.origin != other.origin {
             return self.origin < other.origin;
@@ -84,11 +112,12 @@ impl<E> Entry<E> {
         (self.seq.wrapping_sub(other.seq) as i32) < 0
     }
 
-    /// `(time, origin, wrapping seq)` order, earliest `Less`.
+    /// `(time, lead descending, origin, wrapping seq)` order, earliest `Less`.
     #[inline]
     fn order(&self, other: &Self) -> Ordering {
         self.time
             .cmp(&other.time)
+            .then(self.rank.cmp(&other.rank))
             .then(self.origin.cmp(&other.origin))
             .then((self.seq.wrapping_sub(other.seq) as i32).cmp(&0))
     }
@@ -96,7 +125,7 @@ impl<E> Entry<E> {
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.origin == other.origin && self.seq == other.seq
+        self.order(other) == Ordering::Equal
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -113,7 +142,7 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A min-priority queue of events keyed by `(time, origin, per-origin sequence)`.
+/// A min-priority queue of events keyed by `(time, lead, origin, per-origin sequence)`.
 ///
 /// Two structures share one order: a calendar queue for the packet events that
 /// come and go every few nanoseconds, and a heap for timers (retransmission
@@ -164,6 +193,7 @@ impl<E: Copy> EventQueue<E> {
         );
         Entry {
             time: at.0,
+            rank: u32::MAX - key.lead,
             origin: key.origin,
             seq: key.seq,
             event,
@@ -250,6 +280,28 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_equal_times_events_scheduled_earlier_go_first_then_by_origin() {
+        let mut q = EventQueue::new();
+        let (mut a, mut b) = (Origin::new(1), Origin::new(2));
+        let t = SimTime(1_000);
+        // Origin 2 scheduled its event at time 0, origin 1 at time 500.
+        q.schedule_keyed(t, b.key_for(SimTime(0), t), 'b');
+        q.schedule_keyed(t, a.key_for(SimTime(500), t), 'a');
+        // Both at 500: origin order.
+        q.schedule_keyed(t, b.key_for(SimTime(500), t), 'c');
+        let order: String = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, "bac");
+    }
+
+    #[test]
+    fn leads_beyond_four_milliseconds_tie() {
+        let t = SimTime(10_000_000_000);
+        assert_eq!(lead(SimTime(0), t), u32::MAX);
+        assert_eq!(lead(SimTime(5_000_000_000), t), u32::MAX);
+        assert_eq!(lead(SimTime(t.0 - 7), t), 7);
+    }
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use std::collections::BTreeSet;
@@ -308,7 +360,11 @@ mod tests {
     #[test]
     fn ties_are_ordered_by_origin_then_per_origin_sequence() {
         let mut q = EventQueue::new();
-        let k = |origin, seq| Key { origin, seq };
+        let k = |origin, seq| Key {
+            lead: 0,
+            origin,
+            seq,
+        };
         q.schedule_keyed(SimTime(10), k(2, 0), "2.0");
         q.schedule_cold_keyed(SimTime(10), k(1, 5), "1.5");
         q.schedule_keyed(SimTime(10), k(1, 3), "1.3");

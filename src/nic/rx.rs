@@ -6,7 +6,7 @@
 //! has been fully utilized"), so the NIC feeds it every frame that arrives on its
 //! link, at its wire size: data, and also the ACKs, NACKs, CNPs and PFC frames
 //! that share the downlink with the data ([`RxNicState::on_frame`], called from
-//! `Sim::host_arrive`). Counting data alone would read a saturated downlink that
+//! `Nic::on_packet`). Counting data alone would read a saturated downlink that
 //! also carries the host's returning ACKs as below `eta`.
 
 use crate::units::{Delta, SimTime};

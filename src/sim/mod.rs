@@ -397,7 +397,8 @@ impl Sim {
                 if let Some(at) = self.nics[hi].next_start(env) {
                     // The NIC's own start timer, set before the run.
                     let host = hi as u32;
-                    let key = self.origins[self.nics[hi].node.idx()].next_key();
+                    let origin = &mut self.origins[self.nics[hi].node.idx()];
+                    let key = origin.key_for(SimTime::ZERO, at);
                     let ev = Event::FlowStart { host }.pack();
                     self.q.schedule_cold_keyed(at, key, ev);
                 }
@@ -630,7 +631,7 @@ impl Sim {
 
     /// Schedules one of the dispatcher's own events (samplers).
     fn world_timer(&mut self, at: SimTime, ev: Packed) {
-        let key = self.world.next_key();
+        let key = self.world.key_for(self.q.now(), at);
         self.q.schedule_cold_keyed(at, key, ev);
     }
 
