@@ -11,6 +11,7 @@
 pub mod analytic;
 pub mod cc;
 pub mod cli;
+pub mod config;
 pub mod engine;
 pub mod error;
 pub mod limits;
@@ -24,15 +25,16 @@ pub mod report;
 pub mod reproduce;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod sweep;
 pub mod switch;
 pub mod topology;
 pub mod units;
 pub mod workload;
 
+use config::RunConfig;
 use error::Error;
 use output::{Recorder, RunOutputs};
-use scenario::RunConfig;
 use sim::{RunOptions, Sim};
 use std::path::Path;
 

@@ -6,11 +6,11 @@
 use super::{Event, Sim};
 use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::cc::{AckInfo, CongestionControl};
+use crate::nic::NicPlan;
 use crate::nic::irn::{IrnReceiver, IrnSender, LossRecovery};
 use crate::nic::qp::SendQp;
 use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, PacketPool, flag};
 use crate::profile::{CnpMode, IntBytes, NicScheduler};
-use crate::scenario::resolve::NicPlan;
 use crate::units::{Delta, Rate, SimTime};
 use crate::workload::FlowSpec;
 

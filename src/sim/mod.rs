@@ -15,6 +15,7 @@ pub mod pfc_diag;
 mod switching;
 
 use crate::cc::{Cc, FlowCtx, ReceiverKind};
+use crate::config::RunConfig;
 use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::nic::Nic;
@@ -23,7 +24,7 @@ use crate::output::{FctRecord, Recorder, RunOutputs};
 use crate::packet::PacketPool;
 use crate::port::Egress;
 use crate::profile::{IdealFct, NicScheduler};
-use crate::scenario::RunConfig;
+pub use crate::stats::Stats;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
 use crate::switch::{Switch, SwitchPort};
@@ -133,32 +134,6 @@ pub struct Flow {
     /// Base one-way delay of the data path.
     pub one_way: Delta,
     pub fct: Option<Delta>,
-}
-
-/// Counters reported in the summary.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    pub packets_tx: u64,
-    pub data_packets_tx: u64,
-    /// Payload bytes senders put on the wire (retransmissions included).
-    pub payload_tx_bytes: u64,
-    /// Payload bytes that reached receivers (duplicates and out-of-order included).
-    pub payload_rx_bytes: u64,
-    /// Payload bytes delivered in order (each byte once).
-    pub delivered_bytes: u64,
-    pub drops_buffer: u64,
-    pub drops_link: u64,
-    pub drops_no_route: u64,
-    pub pfc_pause_frames: u64,
-    pub pfc_resume_frames: u64,
-    /// P-PFC pauses (counted in `pfc_pause_frames` too).
-    pub ppfc_pause_frames: u64,
-    /// Data packets sent again (any loss recovery).
-    pub retx_packets: u64,
-    pub cnps_sent: u64,
-    pub nacks_sent: u64,
-    pub timeouts: u64,
-    pub retx_bytes: u64,
 }
 
 /// Options of one run that are not part of the scenario.
@@ -277,7 +252,7 @@ impl Sim {
                 active: Vec::new(),
                 rr: 0,
                 rng: ChaCha8Rng::seed_from_u64(paths::mix64(seed ^ 0x41c ^ (node.0 as u64) << 20)),
-                rx: crate::nic::rx::RxNicState::new(ChaCha8Rng::seed_from_u64(paths::mix64(
+                rx: crate::cc::rx_nic::RxNicState::new(ChaCha8Rng::seed_from_u64(paths::mix64(
                     seed ^ 0x7cc ^ (node.0 as u64) << 20,
                 ))),
                 wake_at: SimTime::MAX,

@@ -6,11 +6,11 @@
 
 use super::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
 use super::{Event, Sim, Slot, paths};
+use crate::config::RunConfig;
 use crate::error::Error;
 use crate::output::{PfcHeadline, PfcKind, RunOutputs, fmt_ns};
 use crate::packet::{PacketId, PacketKind};
 use crate::port::{CLASSES, Egress};
-use crate::scenario::RunConfig;
 use crate::switch::Switch;
 use crate::switch::flowctl::{
     FlowControl, Frame, FrameKind, Reaction, TickCtx, XOFF_QUANTA, quanta_to_time,
