@@ -14,6 +14,7 @@ use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
 
+/// What the recorders write beyond the summary (`[output]`).
 #[derive(Clone, Debug)]
 pub struct OutputPlan {
     pub queue_interval: Option<Delta>,
@@ -99,6 +100,7 @@ impl RunConfig {
     }
 }
 
+/// The format of the per-flow completion file (`output.fct_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FctFormat {

@@ -5,8 +5,10 @@
 //! picosecond time → [`topology`] of hosts and switches → [`switch`]es (shared-
 //! buffer MMU, PFC, RED/ECN, INT, ECMP) → [`nic`]s (queue pairs, pacing, windows,
 //! ACK/NACK/CNP, go-back-N) → congestion control ([`cc`]) → [`workload`]s →
-//! recorders ([`output`]). [`scenario`] turns a TOML file into a run; [`sim`] runs it;
-//! [`report`] draws a run directory's figures and compares runs.
+//! recorders ([`output`]). [`scenario`] turns a TOML file into a
+//! [`config::RunConfig`]; [`sim`] runs it; [`report`] draws a run directory's
+//! figures and compares runs. The module layers, bottom first, and the check that
+//! they point one way: tests/integration/module_layers.rs (`scripts/check-layers.sh`).
 
 pub mod analytic;
 pub mod cc;

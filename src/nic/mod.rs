@@ -47,6 +47,7 @@ pub struct Ns3Ack {
     pub back_to_zero: bool,
 }
 
+/// The NIC settings of a run (`[nic]` with the profile's defaults filled in).
 #[derive(Clone, Debug)]
 pub struct NicPlan {
     pub mtu: u32,

@@ -375,6 +375,7 @@ fn the_module_graph_has_no_cycles_and_layers_point_one_way() {
         .iter()
         .map(|((f, t), s)| format!("{f} -> {t} ({})", s.len()))
         .collect();
+    println!("module edges (uses):\n  {}", listing.join("\n  "));
     assert!(
         problems.is_empty(),
         "{problems}\nall edges:\n  {}",
