@@ -4,8 +4,11 @@
 //!
 //! Edges are read from the source text: every `crate::<name>` (in `use` lines and
 //! inline qualified paths, including `crate::{a, b}` groups) in `src/<module>/**`
-//! or `src/<module>.rs`, with `//` comments stripped. A name that is not a
-//! top-level module is an item of the crate root (`src/lib.rs`), module `lib`.
+//! or `src/<module>.rs`, with `//` comments stripped, and every bare
+//! `<module>::` path in `src/lib.rs`. A name that is not a top-level module is an
+//! item of the crate root (`src/lib.rs`), module `lib`. `src/main.rs` (the top)
+//! is not read.
+//!
 //! `scripts/check-layers.sh` runs just this test.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -130,6 +133,25 @@ fn first_segments(text: &str, prefix: &str) -> Vec<(String, usize)> {
     found.into_iter().map(|(n, at)| (n, line_of(at))).collect()
 }
 
+/// Paths in the crate root that start with a module's bare name (`sim::Sim`,
+/// `use output::{..}`), with their lines.
+fn root_paths(text: &str, modules: &BTreeSet<String>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for m in modules {
+            let pat = format!("{m}::");
+            let hit = line.match_indices(&pat).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                !before.is_some_and(|c| is_ident(c) || c == ':')
+            });
+            if hit {
+                out.push((m.clone(), n + 1));
+            }
+        }
+    }
+    out
+}
+
 /// The top-level modules declared in `src/lib.rs`.
 fn top_modules() -> BTreeSet<String> {
     let lib = std::fs::read_to_string(src_dir().join("lib.rs")).unwrap();
@@ -165,7 +187,12 @@ fn module_edges() -> BTreeMap<(String, String), Sites> {
         let rel = path.strip_prefix(src_dir()).unwrap().to_path_buf();
         let from = module_of(&rel);
         let text = strip_comments(&std::fs::read_to_string(&path).unwrap());
-        for (name, line) in first_segments(&text, "crate::") {
+        let mut names = first_segments(&text, "crate::");
+        if rel == Path::new("lib.rs") {
+            // The crate root names its modules without `crate::` (`use sim::Sim`).
+            names.extend(root_paths(&text, &modules));
+        }
+        for (name, line) in names {
             let to = if modules.contains(&name) {
                 name
             } else {
