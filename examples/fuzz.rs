@@ -144,7 +144,7 @@ fn ns3_topology(text: &str) -> Outcome {
 }
 
 fn ns3_flows(text: &str) -> Outcome {
-    rocesim::topology::ns3::parse_flows(Path::new("flow.txt"), text)?;
+    rocesim::workload::ns3::parse_flows(Path::new("flow.txt"), text)?;
     Ok(())
 }
 

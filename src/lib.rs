@@ -5,12 +5,15 @@
 //! picosecond time → [`topology`] of hosts and switches → [`switch`]es (shared-
 //! buffer MMU, PFC, RED/ECN, INT, ECMP) → [`nic`]s (queue pairs, pacing, windows,
 //! ACK/NACK/CNP, go-back-N) → congestion control ([`cc`]) → [`workload`]s →
-//! recorders ([`output`]). [`scenario`] turns a TOML file into a run; [`sim`] runs it;
-//! [`report`] draws a run directory's figures and compares runs.
+//! recorders ([`output`]). [`scenario`] turns a TOML file into a
+//! [`config::RunConfig`]; [`sim`] runs it; [`report`] draws a run directory's
+//! figures and compares runs. The module layers, bottom first, and the check that
+//! they point one way: tests/integration/module_layers.rs (`scripts/check-layers.sh`).
 
 pub mod analytic;
 pub mod cc;
 pub mod cli;
+pub mod config;
 pub mod engine;
 pub mod error;
 pub mod ids;
@@ -33,9 +36,9 @@ pub mod topology;
 pub mod units;
 pub mod workload;
 
+use config::RunConfig;
 use error::Error;
 use output::{Recorder, RunOutputs};
-use scenario::RunConfig;
 use sim::{RunOptions, Sim};
 use std::path::Path;
 

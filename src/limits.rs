@@ -17,15 +17,10 @@ pub const MAX_PORTS_PER_NODE: u64 = u16::MAX as u64;
 /// flow costs about 32 bytes before the run and a few hundred during it).
 pub const MAX_FLOWS: u64 = 20_000_000;
 
-/// The latest instant a flow may start or a time field may name, in picoseconds:
-/// 2^63 ps, about 106 days, so that any time plus any duration stays exact in
-/// 64 bits.
-pub const MAX_TIME_PS: u64 = u64::MAX / 2;
-
-/// [`MAX_TIME_PS`] in seconds, for messages and for files that give seconds.
-pub fn max_time_s() -> f64 {
-    MAX_TIME_PS as f64 / crate::units::PS_PER_S as f64
-}
+/// The latest instant a flow may start or a time field may name, and the same in
+/// seconds: defined beside simulated time in [`crate::units`], listed here with
+/// the other limits.
+pub use crate::units::{MAX_TIME_PS, max_time_s};
 
 /// Reads an input file as text. Only regular files: a device or a pipe
 /// (`/dev/zero`) could be read without end.

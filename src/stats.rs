@@ -1,5 +1,6 @@
-//! Counters of a run, reported in summary.json. Every node adds to its shard;
-//! shards add up.
+//! Run counters reported in the summary: packets, bytes, drops and PFC frames,
+//! counted by the event loop ([`crate::sim`]) and written by
+//! [`crate::output`]. Plain data, below both.
 
 /// Counters reported in the summary.
 #[derive(Clone, Debug, Default)]

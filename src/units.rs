@@ -18,6 +18,16 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// The latest instant a flow may start or a time field may name, in picoseconds:
+/// 2^63 ps, about 106 days, so that any time plus any duration stays exact in
+/// 64 bits.
+pub const MAX_TIME_PS: u64 = u64::MAX / 2;
+
+/// [`MAX_TIME_PS`] in seconds, for messages and for files that give seconds.
+pub fn max_time_s() -> f64 {
+    MAX_TIME_PS as f64 / PS_PER_S as f64
+}
+
 /// An instant of simulated time, in picoseconds since the start of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);
@@ -197,10 +207,10 @@ pub fn parse_delta(s: &str) -> Result<Delta, String> {
         }
     };
     let ps = num * scale;
-    if !ps.is_finite() || ps < 0.0 || ps > crate::limits::MAX_TIME_PS as f64 {
+    if !ps.is_finite() || ps < 0.0 || ps > MAX_TIME_PS as f64 {
         return Err(format!(
             "\"{s}\" is out of range (valid: 0 to {:.0}s; docs/scenario.md, Limits)",
-            crate::limits::max_time_s()
+            max_time_s()
         ));
     }
     if ps > 0.0 && ps < 0.5 {
@@ -208,7 +218,7 @@ pub fn parse_delta(s: &str) -> Result<Delta, String> {
             "\"{s}\" is below the 1 ps resolution of simulated time (valid: 0, or at least \"1ps\")"
         ));
     }
-    Ok(Delta((ps.round() as u64).min(crate::limits::MAX_TIME_PS)))
+    Ok(Delta((ps.round() as u64).min(MAX_TIME_PS)))
 }
 
 /// Parses a bit rate such as `"100Gbps"`, `"50Mb/s"`, `"25000000000bps"`.

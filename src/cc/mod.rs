@@ -20,6 +20,7 @@ pub mod none;
 pub mod ns3;
 pub mod rcc;
 pub mod receiver;
+pub mod rx_nic;
 pub mod timely;
 pub mod windowed;
 

@@ -7,7 +7,7 @@
 
 use super::receiver::{ReceiverControl, RxCtl, RxEvent};
 use super::*;
-use crate::nic::rx::RxNicState;
+use crate::cc::rx_nic::RxNicState;
 use crate::packet::IntHop;
 use proptest::prelude::*;
 use rand::SeedableRng;

@@ -6,12 +6,12 @@
 //!
 //! The NIC keeps the per-receiver state the algorithms share (active-message
 //! count, bytes received over the last base RTT) in
-//! [`crate::nic::rx::RxNicState`]; the per-flow state lives beside `RecvQp`.
+//! [`crate::cc::rx_nic::RxNicState`]; the per-flow state lives beside `RecvQp`.
 //! The NIC counts every frame that reaches it into that state before it hands a
 //! data packet to [`ReceiverControl::on_data`], which only reads the count.
 
 use super::rcc::{Congestion, RccConfig, RccCore, RccVariant};
-use crate::nic::rx::RxNicState;
+use crate::cc::rx_nic::RxNicState;
 use crate::units::{Delta, Rate, SimTime};
 use rand::Rng;
 

@@ -1,9 +1,10 @@
 //! `rocesim run` and `rocesim validate`.
 
 use super::{RunArgs, ScenarioArgs, ValidateArgs};
+use crate::config::RunConfig;
 use crate::error::{Error, InputError};
 use crate::output::RunOutputs;
-use crate::scenario::{self, RunConfig, load};
+use crate::scenario::{self, load};
 use crate::sim::RunOptions;
 use crate::units::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -16,7 +16,6 @@
 pub mod irn;
 pub mod qp;
 mod receiver;
-pub mod rx;
 mod sender;
 pub mod transport;
 mod tx;
@@ -28,7 +27,7 @@ use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, PktQueue};
 use crate::port::Egress;
 use crate::profile::{ModelConfig, NicScheduler};
-use crate::scenario::resolve::NicPlan;
+
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
@@ -140,7 +139,7 @@ pub struct Nic {
     pub rr: usize,
     pub rng: ChaCha8Rng,
     /// Receiver-side congestion-control state (RCC's N and B_R).
-    pub rx: rx::RxNicState,
+    pub rx: crate::cc::rx_nic::RxNicState,
     /// The one pending wake-up of the ns-3 NIC scheduler (`m_nextSend`),
     /// `SimTime::MAX` when none is pending. Unused by the eager scheduler.
     pub wake_at: SimTime,
@@ -173,7 +172,7 @@ impl Nic {
             active: Vec::new(),
             rr: 0,
             rng: rngs.0,
-            rx: rx::RxNicState::new(rngs.1),
+            rx: crate::cc::rx_nic::RxNicState::new(rngs.1),
             wake_at: SimTime::MAX,
             send: (0..n_send).map(|_| None).collect(),
             recv: vec![RecvQp::default(); n_recv],
@@ -274,4 +273,34 @@ impl Nic {
             mtu_wire: cfg.mtu_wire,
         }
     }
+}
+
+/// The ns-3 simulator's receiver ACK rule (hpcc-ns3-model.md §5, `ReceiverCheckSeq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ns3Ack {
+    /// L2_ACK_INTERVAL (bytes): ACK every in-order packet once the expected
+    /// sequence has reached it (the milestone resets on every packet, issue #65).
+    pub interval_bytes: u64,
+    /// L2_CHUNK_SIZE (bytes): also ACK when the expected sequence is a multiple
+    /// of it; 0 = no chunks.
+    pub chunk: u64,
+    /// L2_BACK_TO_ZERO: NACKs and ACKs round the sequence down to a chunk.
+    pub back_to_zero: bool,
+}
+
+/// The NIC settings of a run (`[nic]` with the profile's defaults filled in).
+#[derive(Clone, Debug)]
+pub struct NicPlan {
+    pub mtu: u32,
+    pub ack_interval: u32,
+    /// `Some` = the ns-3 ACK rule instead of `ack_interval`.
+    pub ns3_ack: Option<Ns3Ack>,
+    /// ACK/NACK travel in class 0 at switches (else in the flow's class).
+    pub ack_in_control_class: bool,
+    /// The host's ACK queue stops only for a PAUSE of class 0, whatever class
+    /// the ACKs travel in (ns-3 ACK_HIGH_PRIO = 1); else for their own class.
+    pub ack_pause_control: bool,
+    pub nack_interval: Delta,
+    pub rto: Option<Delta>,
+    pub loss_recovery: irn::LossRecovery,
 }

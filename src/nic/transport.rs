@@ -19,7 +19,7 @@ use super::qp::{RecvQp, SendQp};
 use crate::units::{Delta, SimTime};
 
 /// The ns-3 simulator's ACK rule (L2_ACK_INTERVAL, L2_CHUNK_SIZE, L2_BACK_TO_ZERO).
-pub use crate::scenario::resolve::Ns3Ack;
+pub use super::Ns3Ack;
 
 /// When the receiver acknowledges.
 #[derive(Clone, Copy, Debug, PartialEq)]

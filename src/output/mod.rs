@@ -216,7 +216,7 @@ impl Recorder {
     /// directory), watching `watched` ports among `n_egress` egress ports.
     pub fn configure(
         &mut self,
-        cfg: &crate::scenario::RunConfig,
+        cfg: &crate::config::RunConfig,
         n_egress: usize,
         watched: Vec<WatchedPort>,
     ) -> Result<(), Error> {
@@ -244,7 +244,7 @@ impl Recorder {
         if !plan.latency.is_empty() {
             self.latency = Some((plan.latency.mask(&cfg.flows), hist::CountHist::default()));
         }
-        if plan.fct_format == crate::scenario::FctFormat::Ns3 {
+        if plan.fct_format == crate::config::FctFormat::Ns3 {
             let is_switch = (0..cfg.topo.spec.kinds.len())
                 .map(|n| !cfg.topo.is_host(crate::topology::NodeId(n as u32)))
                 .collect();

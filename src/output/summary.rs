@@ -1,7 +1,7 @@
 //! summary.json: the run's headline numbers.
 
 use super::FctRecord;
-use crate::sim::Stats;
+use crate::stats::Stats;
 use crate::units::{Delta, SimTime};
 use serde::Serialize;
 

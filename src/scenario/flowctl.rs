@@ -4,11 +4,12 @@
 //! (`nic.loss_recovery`, `[nic.irn]`) and `[diagnostics]`. docs/scenario.md is
 //! the reference for every key.
 
-use super::resolve::{Ctx, PfcPlan};
+use super::ctx::Ctx;
 use super::{NicSection, SwitchSection, ThresholdKind};
+use crate::config::DiagConfig;
 use crate::error::InputError;
 use crate::nic::irn::{IrnConfig, LossRecovery};
-use crate::sim::pfc_diag::DiagConfig;
+use crate::switch::flowctl::PfcPlan;
 use crate::switch::flowctl::{CapfcConfig, FlowControlConfig, PfcConfig, PpfcConfig, Scheme};
 use crate::switch::thresholds::SwitchBuffer;
 use crate::topology::{NodeId, NodeKind, Topology};

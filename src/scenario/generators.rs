@@ -7,7 +7,7 @@
 //! Seeds: a table's `seed`, or else one derived from the scenario's `seed`, the
 //! table kind and its index, so the same scenario always gives the same flows.
 
-use super::resolve::{Ctx, check_flow, describe_hosts};
+use super::ctx::{Ctx, check_flow, describe_hosts};
 use super::{WorkloadSection, default_class, default_dport};
 use crate::error::InputError;
 use crate::topology::{NodeId, NodeKind, Topology};

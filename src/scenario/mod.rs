@@ -4,6 +4,7 @@
 //! [`resolve`] validates them into a [`RunConfig`] with runtime types and every
 //! default filled in. docs/scenario.md is the reference for every key.
 
+mod ctx;
 pub mod flowctl;
 pub mod generators;
 pub mod load;
@@ -12,13 +13,14 @@ pub mod resolve;
 mod topology;
 
 use crate::cc::CcSection;
+pub use crate::config::FctFormat;
 use crate::profile::{
     EcmpHash, EcnPoint, IdealFct, MmuModel, NicScheduler, Profile, Serialization,
 };
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
 
-pub use resolve::{RunConfig, resolve};
+pub use resolve::resolve;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -501,13 +503,6 @@ pub struct LatencySection {
 pub enum FlowSelect {
     Named(String),
     List(Vec<u32>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FctFormat {
-    Csv,
-    Ns3,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -1,201 +1,22 @@
-//! Validation of a parsed scenario into a [`RunConfig`]: runtime types, profile
+//! Validation of a parsed scenario into a [`RunConfig`] (src/config.rs): runtime types, profile
 //! defaults filled in, every impossible value rejected with the field's path.
 
+use super::ctx::{Ctx, check_flow, resolve_path};
 use super::load::Loaded;
 use super::*;
 use crate::cc::CcKind;
+use crate::config::{FlowSet, OutputPlan, RunConfig};
 use crate::error::InputError;
+use crate::nic::{NicPlan, Ns3Ack};
 use crate::profile::{CnpMode, IntBytes, IntUnits, MmuModel, ModelConfig};
+use crate::switch::ecn::EcnPlan;
 use crate::switch::ecn::Red;
+use crate::switch::flowctl::PfcPlan;
 use crate::switch::mmu::PfcThreshold;
-use crate::topology::{NodeId, NodeKind, Topology, ns3};
+use crate::topology::{NodeId, NodeKind, Topology};
 use crate::units::SimTime;
 use crate::workload::{FlowSpec, incast::incast};
-use std::path::{Path, PathBuf};
-
-/// PFC and buffer settings (per-port values are derived when switches are built).
-#[derive(Clone, Debug)]
-pub struct PfcPlan {
-    pub buffer: u64,
-    pub enabled: bool,
-    pub threshold: PfcThreshold,
-    /// `None` = derived per port by the MMU model (1/8; ns-3: by port speed).
-    pub alpha: Option<f64>,
-    /// `None` = derived per port by the MMU model (src/sim/mmu_config.rs).
-    pub headroom: Option<u64>,
-    pub reserve: u64,
-    pub resume_offset: u64,
-    pub egress_alpha: f64,
-    /// Cap on the shared pool (`switch.shared_buffer`).
-    pub shared_buffer: Option<u64>,
-    /// Lossless classes in DCQCN §4's rules.
-    pub classes: u32,
-    /// `threshold = "dcqcn-static"`: the static threshold of each switch (by
-    /// switch index); empty otherwise.
-    pub dcqcn_static: Vec<u64>,
-}
-
-impl PfcPlan {
-    /// Headroom of a port: as configured, or 2 x (rate x delay) in flight both
-    /// ways + 3 full frames (the one being sent when XOFF leaves, the PAUSE
-    /// itself, the one the upstream has started).
-    pub fn headroom_for(&self, port: &crate::topology::PortInfo, mtu_wire: u64) -> u64 {
-        self.headroom
-            .unwrap_or_else(|| 2 * port.rate.bytes_in(port.delay) + 3 * mtu_wire)
-    }
-}
-
-/// ECN marking plan: RED parameters as a function of port rate.
-#[derive(Clone, Debug)]
-pub struct EcnPlan {
-    pub enabled: bool,
-    pub base: Red,
-    pub scale_from: Option<Rate>,
-    pub per_rate: Vec<(Rate, Red)>,
-}
-
-impl EcnPlan {
-    /// RED parameters for a port of `rate`, or `None` when marking is off.
-    pub fn red_for(&self, rate: Rate) -> Option<Red> {
-        if !self.enabled {
-            return None;
-        }
-        if let Some((_, r)) = self.per_rate.iter().find(|(k, _)| *k == rate) {
-            return Some(*r);
-        }
-        let mut r = self.base;
-        if let Some(from) = self.scale_from {
-            let k = rate.bps_f64() / from.bps_f64();
-            r.kmin = (r.kmin as f64 * k).round() as u64;
-            r.kmax = (r.kmax as f64 * k).round() as u64;
-        }
-        Some(r)
-    }
-}
-
-/// The ns-3 simulator's receiver ACK rule (hpcc-ns3-model.md §5, `ReceiverCheckSeq`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ns3Ack {
-    /// L2_ACK_INTERVAL (bytes): ACK every in-order packet once the expected
-    /// sequence has reached it (the milestone resets on every packet, issue #65).
-    pub interval_bytes: u64,
-    /// L2_CHUNK_SIZE (bytes): also ACK when the expected sequence is a multiple
-    /// of it; 0 = no chunks.
-    pub chunk: u64,
-    /// L2_BACK_TO_ZERO: NACKs and ACKs round the sequence down to a chunk.
-    pub back_to_zero: bool,
-}
-
-#[derive(Clone, Debug)]
-pub struct NicPlan {
-    pub mtu: u32,
-    pub ack_interval: u32,
-    /// `Some` = the ns-3 ACK rule instead of `ack_interval`.
-    pub ns3_ack: Option<Ns3Ack>,
-    /// ACK/NACK travel in class 0 at switches (else in the flow's class).
-    pub ack_in_control_class: bool,
-    /// The host's ACK queue stops only for a PAUSE of class 0, whatever class
-    /// the ACKs travel in (ns-3 ACK_HIGH_PRIO = 1); else for their own class.
-    pub ack_pause_control: bool,
-    pub nack_interval: Delta,
-    pub rto: Option<Delta>,
-    pub loss_recovery: crate::nic::irn::LossRecovery,
-}
-
-#[derive(Clone, Debug)]
-pub struct OutputPlan {
-    pub queue_interval: Option<Delta>,
-    /// Ports the per-port recorders watch; `None` = every switch egress port.
-    pub queue_ports: Option<Vec<(NodeId, u16)>>,
-    /// Also write the ns-3 simulator's fct.txt / pfc.txt (/ qlen.txt).
-    pub fct_format: FctFormat,
-    /// ns-3 qlen.txt monitoring window (simulated time), if any.
-    pub qlen_mon: Option<(SimTime, SimTime)>,
-    /// Added to times in the ns-3 files (workload.ns3_time_offset), so they read
-    /// as the ns-3 run's absolute times.
-    pub ns3_time_offset: Delta,
-    /// Time-weighted queue-length histogram per watched port.
-    pub queue_histogram: bool,
-    /// Link utilization sampling interval of watched ports.
-    pub link_utilization: Option<Delta>,
-    /// Flow rate time series: which flows, at what interval.
-    pub flow_rates: Option<(FlowSet, Delta)>,
-    /// Flows whose data packets' one-way delays are recorded.
-    pub latency: FlowSet,
-}
-
-/// A set of flows, by id (index in start order, fct.csv `flow_id`) or by size.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FlowSet {
-    None,
-    All,
-    /// Flows smaller than this many bytes.
-    SmallerThan(u64),
-    /// These flow ids (valid, sorted, without duplicates).
-    Ids(Vec<u32>),
-}
-
-impl FlowSet {
-    /// Whether each of `flows` belongs to the set.
-    pub fn mask(&self, flows: &[FlowSpec]) -> Vec<bool> {
-        match self {
-            FlowSet::None => vec![false; flows.len()],
-            FlowSet::All => vec![true; flows.len()],
-            FlowSet::SmallerThan(b) => flows.iter().map(|f| f.size < *b).collect(),
-            FlowSet::Ids(ids) => {
-                let mut m = vec![false; flows.len()];
-                for &i in ids {
-                    m[i as usize] = true;
-                }
-                m
-            }
-        }
-    }
-    pub fn is_empty(&self) -> bool {
-        matches!(self, FlowSet::None) || matches!(self, FlowSet::Ids(v) if v.is_empty())
-    }
-}
-
-/// Everything a run needs, validated.
-#[derive(Clone, Debug)]
-pub struct RunConfig {
-    pub name: String,
-    pub source: String,
-    pub seed: u64,
-    pub stop: Option<SimTime>,
-    pub topo: Topology,
-    pub model: ModelConfig,
-    pub pfc: PfcPlan,
-    /// When switches send PAUSE/RESUME (scheme, pause style).
-    pub flowctl: crate::switch::flowctl::FlowControlConfig,
-    pub diag: crate::sim::pfc_diag::DiagConfig,
-    pub ecn: EcnPlan,
-    pub int_on: bool,
-    pub nic: NicPlan,
-    pub cc: CcKind,
-    /// Flows sorted by start time (stable).
-    pub flows: Vec<FlowSpec>,
-    pub output: OutputPlan,
-    /// The effective scenario text (for reports).
-    pub scenario_text: String,
-}
-
-impl RunConfig {
-    /// Wire bytes of a full data packet leaving the sender.
-    pub fn mtu_wire(&self) -> u32 {
-        self.model.sizes.data_wire(self.nic.mtu, self.int_on)
-    }
-}
-
-pub(super) struct Ctx<'a> {
-    pub(super) source: &'a str,
-}
-
-impl Ctx<'_> {
-    pub(super) fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> InputError {
-        InputError::new(self.source, field, msg)
-    }
-}
+use std::path::Path;
 
 /// Validates `loaded` into a [`RunConfig`].
 pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
@@ -314,16 +135,6 @@ pub fn check_name(name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// A path from the scenario, relative to the scenario file's directory.
-pub fn resolve_path(base: &Path, file: &str) -> PathBuf {
-    let p = Path::new(file);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
 }
 
 fn resolve_model(f: &ScenarioFile, cx: &Ctx) -> Result<ModelConfig, InputError> {
@@ -638,57 +449,6 @@ fn resolve_ecn(e: &EcnSection, cc: &CcKind, cx: &Ctx) -> Result<EcnPlan, InputEr
     })
 }
 
-pub(super) fn check_flow(
-    f: &FlowSpec,
-    topo: &Topology,
-    field: &str,
-    cx: &Ctx,
-) -> Result<(), InputError> {
-    let n = topo.spec.kinds.len() as u32;
-    for (what, id) in [("src", f.src), ("dst", f.dst)] {
-        if id.0 >= n {
-            return Err(cx.err(
-                format!("{field}.{what}"),
-                format!("node {id} does not exist (hosts: {})", describe_hosts(topo)),
-            ));
-        }
-        if topo.kind(id) != NodeKind::Host {
-            return Err(cx.err(
-                format!("{field}.{what}"),
-                format!(
-                    "node {id} is a switch; flows run between hosts ({})",
-                    describe_hosts(topo)
-                ),
-            ));
-        }
-    }
-    if f.src == f.dst {
-        return Err(cx.err(field, format!("flow from host {} to itself", f.src)));
-    }
-    if f.size == 0 {
-        return Err(cx.err(format!("{field}.size"), "must be > 0 bytes"));
-    }
-    if !(1..=7).contains(&f.class) {
-        return Err(cx.err(
-            format!("{field}.class"),
-            format!(
-                "{} is not a data class (valid: 1..7; 0 is reserved for control traffic)",
-                f.class
-            ),
-        ));
-    }
-    Ok(())
-}
-
-pub(super) fn describe_hosts(topo: &Topology) -> String {
-    let ids: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
-    let contiguous = ids.windows(2).all(|w| w[1] == w[0] + 1);
-    match (ids.first(), ids.last()) {
-        (Some(a), Some(b)) if contiguous => format!("{a}-{b}"),
-        _ => format!("{} hosts", ids.len()),
-    }
-}
-
 fn resolve_flows(
     w: &WorkloadSection,
     topo: &Topology,
@@ -724,7 +484,7 @@ fn resolve_flows(
     let offset = w.ns3_time_offset.unwrap_or(Delta::ZERO);
     for (i, file) in w.ns3_flow_files.iter().enumerate() {
         let path = resolve_path(base, file);
-        let read = ns3::read_flows(&path)?;
+        let read = crate::workload::ns3::read_flows(&path)?;
         for (j, mut f) in read.into_iter().enumerate() {
             if f.start.ps() < offset.ps() {
                 return Err(InputError::in_file(

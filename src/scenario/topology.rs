@@ -2,7 +2,7 @@
 //! the generator (or file reader). docs/topologies-and-workloads.md lists every
 //! kind's fields; errors name `topology.<field>` and what would be valid.
 
-use super::resolve::{Ctx, resolve_path};
+use super::ctx::{Ctx, resolve_path};
 use super::{MultiHomed, TopologyKind, TopologySection};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};

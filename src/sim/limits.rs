@@ -16,8 +16,8 @@
 //! Each failure is an [`InputError`] (exit code 2) naming the scenario, the field
 //! and the flag that raises the limit; the run leaves no output.
 
+use crate::config::RunConfig;
 use crate::error::InputError;
-use crate::scenario::RunConfig;
 use crate::units::{Delta, SimTime};
 
 /// How long no flow may make progress, while flows are active, before the run is

@@ -14,8 +14,8 @@
 //!
 //! Explicit `switch.pfc.*` values win over either model's derived ones.
 
+use crate::config::RunConfig;
 use crate::profile::MmuModel;
-use crate::scenario::RunConfig;
 use crate::switch::mmu::{MmuConfig, PfcThreshold};
 use crate::topology::PortInfo;
 use crate::units::Rate;

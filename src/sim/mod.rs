@@ -17,6 +17,7 @@ pub mod paths;
 mod pfc;
 pub mod pfc_diag;
 
+use crate::config::RunConfig;
 use crate::engine::{EventQueue, Origin};
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
@@ -26,7 +27,6 @@ use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress};
 use crate::output::{Recorder, RunOutputs};
 use crate::packet::PacketPool;
 use crate::port::Egress;
-use crate::scenario::RunConfig;
 use crate::switch::ecmp;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;

@@ -14,8 +14,8 @@
 //! real ECMP path in both models.
 
 use super::{ns3_paths, paths};
+use crate::config::RunConfig;
 use crate::profile::IdealFct;
-use crate::scenario::RunConfig;
 use crate::switch::ecmp::FlowKey;
 use crate::units::{Delta, PS_PER_US};
 use crate::workload::FlowSpec;

@@ -5,6 +5,7 @@
 //! marking. Thresholds are set per link rate, like the ns-3 simulator's
 //! KMIN_MAP/KMAX_MAP/PMAX_MAP.
 
+use crate::units::Rate;
 use rand::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,6 +38,34 @@ impl Red {
         }
         let p = self.probability(q);
         p >= 1.0 || rng.random::<f64>() < p
+    }
+}
+
+/// ECN marking plan: RED parameters as a function of port rate.
+#[derive(Clone, Debug)]
+pub struct EcnPlan {
+    pub enabled: bool,
+    pub base: Red,
+    pub scale_from: Option<Rate>,
+    pub per_rate: Vec<(Rate, Red)>,
+}
+
+impl EcnPlan {
+    /// RED parameters for a port of `rate`, or `None` when marking is off.
+    pub fn red_for(&self, rate: Rate) -> Option<Red> {
+        if !self.enabled {
+            return None;
+        }
+        if let Some((_, r)) = self.per_rate.iter().find(|(k, _)| *k == rate) {
+            return Some(*r);
+        }
+        let mut r = self.base;
+        if let Some(from) = self.scale_from {
+            let k = rate.bps_f64() / from.bps_f64();
+            r.kmin = (r.kmin as f64 * k).round() as u64;
+            r.kmax = (r.kmax as f64 * k).round() as u64;
+        }
+        Some(r)
     }
 }
 

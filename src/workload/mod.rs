@@ -12,6 +12,7 @@
 pub mod builtin;
 pub mod cdf;
 pub mod incast;
+pub mod ns3;
 pub mod patterns;
 pub mod poisson;
 

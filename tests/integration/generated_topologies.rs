@@ -13,7 +13,7 @@ fn data(p: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(p)
 }
 
-fn resolve(text: &str) -> Result<scenario::RunConfig, String> {
+fn resolve(text: &str) -> Result<rocesim::config::RunConfig, String> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let text = format!("[cc]\nalgorithm = \"hpcc\"\n{text}");
     let l = load::load_str(&text, "t.toml", &base, "t", &[]).map_err(|e| e.to_string())?;

@@ -12,6 +12,7 @@ mod hpcc_design_choices;
 mod hpcc_incast;
 mod lossy_recovery;
 mod measure;
+mod module_layers;
 mod ns3_ack_path;
 mod ns3_calibration;
 mod ns3_files;

@@ -404,7 +404,7 @@ fn fuzz_target(target: &str, text: &str) -> Result<(), rocesim::error::InputErro
                 .map_err(|m| rocesim::error::InputError::in_file(p, "", m))?;
         }
         "ns3-flows" => {
-            rocesim::topology::ns3::parse_flows(Path::new("f.txt"), text)?;
+            rocesim::workload::ns3::parse_flows(Path::new("f.txt"), text)?;
         }
         "cdf" => {
             rocesim::workload::cdf::FlowSizeCdf::parse("cdf.txt", text)?;

@@ -2,15 +2,15 @@
 //! reproduce flows, and `rocesim gen-flows` writes what `rocesim run` simulates.
 
 use rocesim::scenario::{self, load};
-use rocesim::topology::ns3;
 use rocesim::units::{Delta, SimTime};
 use rocesim::workload::builtin::{BUILTINS, builtin};
 use rocesim::workload::cdf::ks_statistic;
+use rocesim::workload::ns3;
 use rocesim::workload::poisson::{Poisson, realized_load};
 use rocesim::workload::{Classes, FlowSpec, HostPool, rng};
 use std::path::Path;
 
-fn resolve(text: &str, set: &[&str]) -> Result<scenario::RunConfig, String> {
+fn resolve(text: &str, set: &[&str]) -> Result<rocesim::config::RunConfig, String> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
     let l = load::load_str(text, "w.toml", &base, "w", &set).map_err(|e| e.to_string())?;

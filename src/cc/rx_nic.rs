@@ -1,6 +1,7 @@
 //! Per-receiver-NIC state for receiver-driven congestion control (RCC §III-C,
 //! §III-D): the number of active messages and the bytes received over the last
-//! base RTT. Kept here, beside the NIC, so that controllers stay plain structs.
+//! base RTT. The NIC holds one ([`crate::nic::Nic`]`::rx`) so that controllers
+//! stay plain structs; it lives in `cc` because only receiver-side control reads it.
 //!
 //! `B_R` is about the last hop being full (§III-C: "the bandwidth of the last hop
 //! has been fully utilized"), so the NIC feeds it every frame that arrives on its
