@@ -21,12 +21,12 @@
 
 use crate::engine::{EventQueue, Key, Origin};
 use crate::ids::EgressId;
+use crate::output::pfc_diag::PfcDiag;
 use crate::output::{PfcKind, Recorder};
 use crate::packet::{PacketId, PacketPool};
 use crate::port::{CLASSES, Egress};
-use crate::sim::pfc_diag::PfcDiag;
+use crate::port::{XOFF_QUANTA, quanta_to_time};
 use crate::stats::Stats;
-use crate::switch::flowctl::{XOFF_QUANTA, quanta_to_time};
 use crate::topology::NodeId;
 use crate::units::SimTime;
 use std::collections::VecDeque;

@@ -19,6 +19,8 @@
 mod atomic;
 pub mod hist;
 pub mod ns3;
+pub mod pfc_diag;
+pub mod plan;
 pub mod series;
 mod summary;
 
@@ -148,6 +150,18 @@ pub struct WatchedPort {
     pub port: u16,
 }
 
+/// What the recorders need to know about the run they record.
+#[derive(Clone, Copy)]
+pub struct RunInfo<'a> {
+    pub plan: &'a plan::OutputPlan,
+    /// The flows in start order.
+    pub flows: &'a [crate::workload::FlowSpec],
+    pub topo: &'a crate::topology::Topology,
+    /// The scenario's file name and effective text (scenario.toml).
+    pub source: &'a str,
+    pub scenario_text: &'a str,
+}
+
 pub struct Recorder {
     dir: Option<PathBuf>,
     fct_file: Option<AtomicFile>,
@@ -216,14 +230,14 @@ impl Recorder {
     /// directory), watching `watched` ports among `n_egress` egress ports.
     pub fn configure(
         &mut self,
-        cfg: &crate::config::RunConfig,
+        cfg: RunInfo<'_>,
         n_egress: usize,
         watched: Vec<WatchedPort>,
     ) -> Result<(), Error> {
         let Some(dir) = self.dir.clone() else {
             return Ok(());
         };
-        let plan = &cfg.output;
+        let plan = cfg.plan;
         let start = cfg.flows.first().map_or(SimTime::ZERO, |f| f.start);
         self.scenario = Some(format!(
             "# The effective scenario of this run, from {} (relative paths are relative to its directory).\n{}",
@@ -239,12 +253,12 @@ impl Recorder {
         if let Some((set, _)) = &plan.flow_rates {
             let f = AtomicFile::create(&dir, "flow_rates.csv")?;
             let starts = cfg.flows.iter().map(|f| f.start).collect();
-            self.flow_rates = Some(series::FlowRates::new(f, set.mask(&cfg.flows), starts)?);
+            self.flow_rates = Some(series::FlowRates::new(f, set.mask(cfg.flows), starts)?);
         }
         if !plan.latency.is_empty() {
-            self.latency = Some((plan.latency.mask(&cfg.flows), hist::CountHist::default()));
+            self.latency = Some((plan.latency.mask(cfg.flows), hist::CountHist::default()));
         }
-        if plan.fct_format == crate::config::FctFormat::Ns3 {
+        if plan.fct_format == plan::FctFormat::Ns3 {
             let is_switch = (0..cfg.topo.spec.kinds.len())
                 .map(|n| !cfg.topo.is_host(crate::topology::NodeId(n as u32)))
                 .collect();

@@ -15,7 +15,6 @@ pub mod ns3_paths;
 pub mod path_model;
 pub mod paths;
 mod pfc;
-pub mod pfc_diag;
 
 use crate::config::RunConfig;
 use crate::engine::{EventQueue, Origin};
@@ -24,7 +23,8 @@ use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
 use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress};
-use crate::output::{Recorder, RunOutputs};
+use crate::output::pfc_diag::PfcDiag;
+use crate::output::{Recorder, RunInfo, RunOutputs};
 use crate::packet::PacketPool;
 use crate::port::Egress;
 use crate::switch::ecmp;
@@ -109,7 +109,7 @@ pub struct Sim {
     trace_rates: Option<Delta>,
     limits: limits::Limits,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
-    diag: pfc_diag::PfcDiag,
+    diag: PfcDiag,
     /// Scratch for flow-control ticks and deadlock searches.
     fc_frames: Vec<crate::switch::flowctl::Frame>,
     visit: Vec<u32>,
@@ -305,7 +305,7 @@ impl Sim {
             })
             .collect();
         let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
-        let mut diag = pfc_diag::PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
+        let mut diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         if cfg.diag.victims && cfg.flowctl.enabled {
             for (fid, f) in flows.iter().enumerate() {
                 let key = path_model::flow_key(&f.spec, f.sport);
@@ -645,6 +645,16 @@ impl Sim {
         &self.switches[si].ports[port as usize]
     }
 
+    fn run_info(cfg: &RunConfig) -> RunInfo<'_> {
+        RunInfo {
+            plan: &cfg.output,
+            flows: &cfg.flows,
+            topo: &cfg.topo,
+            source: &cfg.source,
+            scenario_text: &cfg.scenario_text,
+        }
+    }
+
     /// Sets up the recorders `[output]` asks for, on the watched ports.
     fn configure_recorders(&mut self) -> Result<(), Error> {
         let watched = self
@@ -657,7 +667,7 @@ impl Sim {
             })
             .collect();
         self.rec
-            .configure(&self.cfg, self.egress_owner.len(), watched)
+            .configure(Self::run_info(&self.cfg), self.egress_owner.len(), watched)
     }
 
     fn sample(&mut self, what: u32) {

@@ -4,12 +4,12 @@
 //! files (`pfc_diag`). Sending and receiving PFC frames is the nodes' business
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
-use super::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
 use super::{Sim, Slot, split};
 use crate::error::Error;
 use crate::ids::SwitchIdx;
 use crate::nic::NicEnv;
 use crate::node::Ctx;
+use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
 use crate::output::{PfcHeadline, RunOutputs, fmt_ns};
 use crate::port::{CLASSES, Egress};
 use crate::switch::SwitchEnv;

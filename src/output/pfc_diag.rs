@@ -19,10 +19,36 @@
 //!   queue), found when a pause lands, and confirmed if after `deadlock_confirm`
 //!   the same queues are still paused, non-empty and have sent nothing.
 
-use crate::config::DiagConfig;
 use crate::port::CLASSES;
-use crate::units::SimTime;
+use crate::units::{Delta, SimTime};
 use serde::Serialize;
+
+/// Diagnostics settings (`[diagnostics]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiagConfig {
+    pub storm_window: Delta,
+    pub storm_fraction: f64,
+    /// Detect deadlocks and stop the run.
+    pub deadlock: bool,
+    pub deadlock_confirm: Delta,
+    /// An egress queue holding at least this much is congested (victim rule).
+    pub congested_queue: u64,
+    /// Track victim flows (traces every flow's path once).
+    pub victims: bool,
+}
+
+impl Default for DiagConfig {
+    fn default() -> Self {
+        DiagConfig {
+            storm_window: Delta::from_ms(1),
+            storm_fraction: 0.5,
+            deadlock: true,
+            deadlock_confirm: Delta::from_ms(1),
+            congested_queue: 10_000,
+            victims: true,
+        }
+    }
+}
 
 /// Frame counters of one (port, class), at the port that sends or obeys them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
