@@ -393,12 +393,14 @@ mod tests {
     fn flows_toward_an_uncongested_egress_are_victims() {
         let mut d = diag();
         d.by_ingress[2] = vec![(0, 1), (1, 3)];
+        d.flow_started(0, 3);
+        d.flow_started(1, 3);
         // Egress 3 is congested, egress 1 is not: flow 0 is the victim.
-        d.note_victims(2, 3, |_| Some(3), |out| out == 3);
+        d.note_victims(2, 3, |out| out == 3);
         assert_eq!(d.victim_pauses, vec![1, 0]);
         assert_eq!(d.victim_flows(), 1);
         // Another class is not affected.
-        d.note_victims(2, 4, |_| Some(3), |out| out == 3);
+        d.note_victims(2, 4, |out| out == 3);
         assert_eq!(d.victim_pauses, vec![1, 0]);
     }
 }

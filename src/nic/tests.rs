@@ -1,0 +1,1 @@
+//! NIC tests
