@@ -21,7 +21,7 @@ use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
 use crate::node::{Ctx, Event, Links, Packed, Progress};
 use crate::output::Recorder;
-use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::packet::{IntHop, Packet, PacketId, PacketKind, PacketPool};
 use crate::port::Egress;
 use crate::scenario::RunConfig;
 use crate::sim::pfc_diag::{DiagConfig, PfcDiag};
@@ -38,6 +38,7 @@ use std::path::Path;
 
 /// Everything around one node (or a pair of NICs).
 pub(crate) struct World {
+    n_links: usize,
     pub now: SimTime,
     pub q: EventQueue<Packed>,
     pub links: Links,
@@ -53,13 +54,15 @@ impl World {
     /// `n_flows` flows (for the PFC diagnostics).
     pub fn new(n_links: usize, n_flows: usize) -> World {
         World {
+            n_links,
             now: SimTime::ZERO,
             q: EventQueue::new(),
             links: Links::new(n_links),
             pool: PacketPool::new(),
             stats: Stats::default(),
             rec: Recorder::new(None, false).expect("an in-memory recorder"),
-            diag: PfcDiag::new(DiagConfig::default(), n_links, n_flows),
+            // One more egress for the peers whose PAUSE frames tests make up.
+            diag: PfcDiag::new(DiagConfig::default(), n_links + 1, n_flows),
             progress: Progress::default(),
         }
     }
@@ -102,6 +105,34 @@ impl World {
             self.q.schedule(at, Event::Arrive { link }.pack());
         }
         id
+    }
+
+    /// A copy of packet `id` (and its INT records) that arrived at `at` over `link`.
+    pub fn seen(&self, at: SimTime, link: u32, id: PacketId) -> Seen {
+        let pkt = self.pool.get(id).clone();
+        let hops = self.pool.int(id)[..pkt.n_hops as usize].to_vec();
+        Seen {
+            at,
+            link,
+            pkt,
+            hops,
+        }
+    }
+
+    /// A PFC frame for `class` from a peer: `quanta` > 0 pauses (a new root
+    /// of a pause tree in the diagnostics, as a switch's PAUSE would be), 0 resumes.
+    pub fn pfc(&mut self, class: u8, quanta: u16) -> Packet {
+        let mut p = Packet::new(PacketKind::Pfc);
+        p.class = class;
+        p.pause_quanta = quanta;
+        p.wire = 64;
+        if quanta > 0 {
+            let peer = self.n_links as u32;
+            let (root, hop) = self.diag.pause_sent(peer, class, false, None);
+            p.seq = root as u64;
+            p.aux = hop as u32;
+        }
+        p
     }
 
     /// Puts a copy of `p` in the pool.
@@ -245,6 +276,8 @@ pub(crate) struct Seen {
     /// The egress it left (a rig's local id).
     pub link: u32,
     pub pkt: Packet,
+    /// Its INT records (`pkt.n_hops` of them).
+    pub hops: Vec<IntHop>,
 }
 
 /// Egress id of the sender NIC in a [`NicPair`]; the receiver's is [`RX`].
@@ -322,11 +355,7 @@ impl NicPair {
             match ev {
                 Event::Arrive { link } => {
                     let id = self.w.land(link);
-                    let seen = Seen {
-                        at,
-                        link,
-                        pkt: self.w.pool.get(id).clone(),
-                    };
+                    let seen = self.w.seen(at, link, id);
                     let fate = wire(&seen);
                     self.seen.push(seen);
                     match fate {
@@ -434,11 +463,8 @@ impl SwitchBench {
             match ev {
                 Event::Arrive { link } => {
                     let id = self.w.land(link);
-                    self.out.push(Seen {
-                        at,
-                        link,
-                        pkt: self.w.pool.get(id).clone(),
-                    });
+                    let seen = self.w.seen(at, link, id);
+                    self.out.push(seen);
                     self.w.pool.free(id);
                 }
                 Event::TxDone { egress } => {
@@ -480,14 +506,5 @@ pub(crate) fn data(src: u32, dst: u32, sport: u16, seq: u64, payload: u16, wire:
     p.payload = payload;
     p.wire = wire;
     p.class = 3;
-    p
-}
-
-/// A PFC frame for `class`: `quanta` > 0 pauses, 0 resumes.
-pub(crate) fn pfc(class: u8, quanta: u16, wire: u32) -> Packet {
-    let mut p = Packet::new(PacketKind::Pfc);
-    p.class = class;
-    p.pause_quanta = quanta;
-    p.wire = wire;
     p
 }

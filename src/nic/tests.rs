@@ -3,7 +3,7 @@
 
 use crate::packet::{PacketKind, flag};
 use crate::port::quanta_to_time;
-use crate::testkit::{Fate, NicPair, RX, Seen, TX, pfc, star};
+use crate::testkit::{Fate, NicPair, RX, Seen, TX, star};
 use crate::units::{Delta, Rate, SimTime};
 
 const LINE: Rate = Rate(100_000_000_000);
@@ -40,7 +40,7 @@ fn a_started_flow_puts_line_rate_paced_data_packets_on_its_link() {
         assert!(!s.pkt.has(flag::RETX));
         // Back to back at line rate: each starts when the previous one ends.
         assert_eq!(s.pkt.sent_at, start, "packet {k}");
-        start = start + LINE.tx_time(wire as u64);
+        start += LINE.tx_time(wire as u64);
         assert_eq!(
             s.at,
             start + PROP,
@@ -253,9 +253,11 @@ fn a_pause_of_the_flow_class_stops_data_and_a_resume_restarts_it() {
     let mut p = NicPair::new(&run, 1, 200 * MTU);
     p.start(0);
     p.run(us(1));
-    p.inject(RX, pfc(3, u16::MAX, 64));
+    let f = p.w.pfc(3, u16::MAX);
+    p.inject(RX, f);
     // The receiver's own class 3 is paused too: its ACKs (class 0) still go.
-    p.inject(TX, pfc(3, u16::MAX, 64));
+    let f = p.w.pfc(3, u16::MAX);
+    p.inject(TX, f);
     assert!(p.tx.eg.is_paused(3) && p.rx.eg.is_paused(3));
     p.run(us(5));
     let d = data(&p);
@@ -272,7 +274,8 @@ fn a_pause_of_the_flow_class_stops_data_and_a_resume_restarts_it() {
         .count();
     assert!(acks_after > 0, "a data-class PAUSE does not stop ACKs");
     let sent = d.len();
-    p.inject(RX, pfc(3, 0, 64));
+    let f = p.w.pfc(3, 0);
+    p.inject(RX, f);
     p.run(us(8));
     let d = data(&p);
     assert_eq!(
@@ -289,7 +292,8 @@ fn a_timed_pause_lapses_after_its_quanta() {
     let mut p = NicPair::new(&run, 1, 200 * MTU);
     p.start(0);
     p.run(us(1));
-    p.inject(RX, pfc(3, 1000, 64));
+    let f = p.w.pfc(3, 1000);
+    p.inject(RX, f);
     p.run(us(10));
     let d = data(&p);
     let resumed = d.iter().find(|s| s.pkt.sent_at >= us(1)).unwrap();

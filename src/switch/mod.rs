@@ -161,3 +161,7 @@ mod tests {
         assert!(!p.has_ready());
     }
 }
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod node_tests;
