@@ -185,8 +185,8 @@ pub(crate) fn nic_config(cfg: &RunConfig) -> NicConfig {
 }
 
 /// Flow `size` bytes from host `src` to host `dst` of `cfg`, class 3, starting
-/// at 0, in queue-pair slots `slot` at both ends; IRN's BDP cap `irn_cap`
-/// packets when IRN is on.
+/// at 0, source port `10000 + slot`, in queue-pair slots `slot` at both ends;
+/// IRN's BDP cap is 64 packets when IRN is on.
 pub(crate) fn flow(cfg: &RunConfig, src: u32, dst: u32, size: u64, slot: u32) -> FlowInfo {
     let one_way = Delta::from_us(2);
     let rate = cfg.topo.host_port(NodeId(src)).rate;

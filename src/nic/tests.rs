@@ -301,3 +301,52 @@ fn a_timed_pause_lapses_after_its_quanta() {
     assert_eq!(quanta_to_time(LINE, 1000), Delta::from_ns(5_120));
     assert_eq!(resumed.pkt.sent_at, us(1) + Delta::from_ns(5_120));
 }
+
+/// ACKs in the data class (`nic.ack_class = "data"`), one per packet; the
+/// receiver's class 3 is paused from 2 to 6 us. Returns the ACKs back at the
+/// sender by 6 us and by 8 us.
+fn acks_during_a_receiver_pause(extra: &str) -> (u64, u64) {
+    let mut p = NicPair::new(&star(extra), 1, 200 * MTU);
+    p.start(0);
+    p.run(us(2));
+    let f = p.w.pfc(3, u16::MAX);
+    p.inject(TX, f);
+    p.run(us(6));
+    let acks = |p: &NicPair| p.arrived(RX, PacketKind::Ack).len() as u64;
+    let during = acks(&p);
+    let f = p.w.pfc(3, 0);
+    p.inject(TX, f);
+    p.run(us(8));
+    (during, acks(&p))
+}
+
+/// Data packets landed at the receiver by `t` (back to back from time 0).
+fn landed_by(t: SimTime) -> u64 {
+    t.since(SimTime::ZERO + PROP).ps() / LINE.tx_time(DATA_WIRE as u64).ps()
+}
+
+/// An ACK sent at `t` is back at the sender at `t + back`.
+fn back() -> Delta {
+    LINE.tx_time(ACK_WIRE as u64) + PROP
+}
+
+#[test]
+fn a_pause_of_the_ack_class_holds_the_receivers_acks_until_resume() {
+    let (during, after) = acks_during_a_receiver_pause("[nic]\nack_class = \"data\"\n");
+    assert_eq!(
+        during,
+        landed_by(us(2)),
+        "only ACKs that left before the pause"
+    );
+    // After RESUME the held ACKs leave back to back (5.28 ns each, well within
+    // the second), then each data packet is ACKed as it lands.
+    assert_eq!(after, landed_by(SimTime(us(8).ps() - back().ps())));
+}
+
+#[test]
+fn acks_that_answer_only_to_class_0_keep_flowing_through_a_data_class_pause() {
+    let (during, _) = acks_during_a_receiver_pause(
+        "[nic]\nack_class = \"data\"\nack_pause_class = \"control\"\n",
+    );
+    assert_eq!(during, landed_by(SimTime(us(6).ps() - back().ps())));
+}
