@@ -350,3 +350,22 @@ fn acks_that_answer_only_to_class_0_keep_flowing_through_a_data_class_pause() {
     );
     assert_eq!(during, landed_by(SimTime(us(6).ps() - back().ps())));
 }
+
+#[test]
+fn with_ack_flag_cnps_a_marked_packet_is_acked_at_once_with_the_cnp_flag() {
+    let run = star("[nic]\nack_interval = 1000\ncnp = \"ack-flag\"\n");
+    let mut p = NicPair::new(&run, 1, 20 * MTU);
+    p.start(0);
+    p.run_until(us(10), |s| match s.pkt.seq {
+        5_000 if s.pkt.kind == PacketKind::Data => Fate::Mark,
+        _ => Fate::Deliver,
+    });
+    assert!(p.arrived(RX, PacketKind::Cnp).is_empty());
+    let acks = p.arrived(RX, PacketKind::Ack);
+    let flagged: Vec<(u64, bool)> = acks
+        .iter()
+        .map(|s| (s.pkt.seq, s.pkt.has(flag::CNP) && s.pkt.has(flag::ECE)))
+        .collect();
+    // The marked packet's own ACK, then the last packet's.
+    assert_eq!(flagged, vec![(6_000, true), (20_000, false)]);
+}
