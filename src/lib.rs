@@ -32,6 +32,8 @@ pub mod sim;
 pub mod stats;
 pub mod sweep;
 pub mod switch;
+#[cfg(test)]
+pub(crate) mod testkit;
 pub mod topology;
 pub mod units;
 pub mod workload;

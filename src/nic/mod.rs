@@ -20,6 +20,9 @@ mod sender;
 pub mod transport;
 mod tx;
 
+#[cfg(test)]
+mod tests;
+
 use crate::cc::receiver::ReceiverKind;
 use crate::cc::{CcKind, FlowCtx};
 use crate::ids::{FlowId, HostIdx};

@@ -14,8 +14,9 @@ use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, flag};
 use crate::units::{Rate, SimTime};
 
 impl Nic {
-    /// Flow `fid`, sourced here, starts now.
-    pub(super) fn start_flow(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
+    /// Flow `fid`, sourced here, starts now (the start timer calls this; so can
+    /// a test that drives the NIC by hand).
+    pub fn start_flow(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let now = ctx.now;
         let f = &env.flows[fid.idx()];
         let cc = env.cfg.cc.new_flow(&self.flow_ctx(env, fid, now));

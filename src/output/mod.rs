@@ -396,6 +396,12 @@ impl Recorder {
         self.fct.push(r);
     }
 
+    /// The flows completed so far, in completion order (unit tests).
+    #[cfg(test)]
+    pub(crate) fn fct_records(&self) -> &[FctRecord] {
+        &self.fct
+    }
+
     pub fn pfc_event(&mut self, now: SimTime, node: u32, port: u16, class: u8, kind: PfcKind) {
         if let Some(f) = self.pfc_file.as_mut() {
             let ev = match kind {

@@ -163,3 +163,7 @@ mod tests {
         assert!(!p.has_ready());
     }
 }
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod node_tests;
