@@ -20,6 +20,7 @@ mod atomic;
 pub mod hist;
 pub mod ns3;
 pub mod pfc_diag;
+pub mod pfc_report;
 pub mod plan;
 pub mod series;
 mod summary;

@@ -1,7 +1,7 @@
 //! PFC across the fabric, the dispatcher's part: the switch timer's deadlock
 //! confirmation, deadlock detection (a search over paused queues of all
 //! switches, which no single node may do), and the end-of-run PFC diagnostics
-//! files (`pfc_diag`). Sending and receiving PFC frames is the nodes' business
+//! files (rendered by `output::pfc_report`). Sending and receiving PFC frames is the nodes' business
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
 use super::{Sim, Slot, split};
@@ -9,15 +9,14 @@ use crate::error::Error;
 use crate::ids::SwitchIdx;
 use crate::nic::NicEnv;
 use crate::node::Ctx;
-use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef, StormWindow};
-use crate::output::{PfcHeadline, RunOutputs, fmt_ns};
+use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
+use crate::output::pfc_report::{self, PortPauses};
+use crate::output::{PfcHeadline, RunOutputs};
 use crate::port::{CLASSES, Egress};
 use crate::switch::SwitchEnv;
 use crate::switch::flowctl::FlowControl;
 use crate::topology::NodeId;
-use crate::units::SimTime;
-use serde::Serialize;
-use std::fmt::Write as _;
+use crate::units::{Delta, SimTime};
 
 impl Sim {
     fn egress(&self, gid: u32) -> &Egress {
@@ -248,144 +247,34 @@ impl Sim {
         }
     }
 
-    /// `pfc_ports.csv` and `pfc_diagnostics.json`.
+    /// `pfc_ports.csv` and `pfc_diagnostics.json`, rendered by the recorder from
+    /// each port's paused time and the flows' ends.
     pub(super) fn pfc_files(&self, end: SimTime) -> Vec<(&'static str, Vec<u8>)> {
-        let mut ids: Vec<u32> = (0..self.egress_owner.len() as u32).collect();
-        ids.sort_by_key(|&g| self.egress_owner[g as usize]);
-        let mut csv = String::from(PFC_PORTS_HEADER);
-        csv.push('\n');
-        for gid in ids {
-            let (node, port) = self.egress_owner[gid as usize];
-            let eg = self.egress(gid);
-            for c in 0..CLASSES as u8 {
-                let k = self.diag.counters(gid, c);
-                let open = if eg.is_paused(c) {
-                    end.since(eg.paused_since[c as usize])
-                } else {
-                    crate::units::Delta::ZERO
-                };
-                let paused = eg.paused_total[c as usize] + open;
-                if k.is_zero() && paused.is_zero() {
-                    continue;
+        let ports: Vec<PortPauses> = (0..self.egress_owner.len() as u32)
+            .map(|gid| {
+                let (node, port) = self.egress_owner[gid as usize];
+                let eg = self.egress(gid);
+                let mut paused = [Delta::ZERO; CLASSES];
+                for (c, p) in paused.iter_mut().enumerate() {
+                    let open = if eg.is_paused(c as u8) {
+                        end.since(eg.paused_since[c])
+                    } else {
+                        Delta::ZERO
+                    };
+                    *p = eg.paused_total[c] + open;
                 }
-                let _ = writeln!(
-                    csv,
-                    "{node},{port},{c},{},{},{},{},{},{},{},{}",
-                    k.pause_rx,
-                    k.resume_rx,
-                    k.expire,
-                    fmt_ns(paused.ps()),
-                    k.pause_tx,
-                    k.resume_tx,
-                    k.predictive_tx,
-                    k.storm_windows
-                );
-            }
-        }
-        let w = self.cfg.diag.storm_window;
-        let report = Report {
-            pause_frames: self.stats.pfc_pause_frames,
-            resume_frames: self.stats.pfc_resume_frames,
-            ppfc_pause_frames: self.stats.ppfc_pause_frames,
-            propagation: Propagation {
-                roots: self.diag.roots_by_max_hops().iter().sum(),
-                max_hops: self.diag.max_hops(),
-                roots_by_max_hops: self.diag.roots_by_max_hops(),
-                pauses_by_hop: self.diag.pauses_by_hop().to_vec(),
-            },
-            victims: Victims {
-                congested_queue_bytes: self.cfg.diag.congested_queue,
-                count: self.diag.victim_flows(),
-                flows: self
-                    .diag
-                    .victim_pauses
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &n)| n > 0)
-                    .map(|(fid, &n)| {
-                        let f = &self.flows[fid];
-                        VictimFlow {
-                            flow_id: fid as u32,
-                            src: f.spec.src.0,
-                            dst: f.spec.dst.0,
-                            pauses: n,
-                        }
-                    })
-                    .collect(),
-            },
-            storms: Storms {
-                window_ns: w.as_ns_f64(),
-                fraction: self.cfg.diag.storm_fraction,
-                windows: self.diag.storm_windows(),
-                listed: self
-                    .diag
-                    .storm_list()
-                    .iter()
-                    .map(|&(gid, c, win, ps)| {
-                        let (node, port) = self.egress_owner[gid as usize];
-                        StormWindow {
-                            node,
-                            port,
-                            priority: c,
-                            window_start_ns: (win * w.ps()) as f64 / 1e3,
-                            paused_fraction: ps as f64 / w.ps() as f64,
-                        }
-                    })
-                    .collect(),
-            },
-            deadlock: self.diag.deadlock.clone(),
-        };
-        let json = serde_json::to_string_pretty(&report).expect("the report serializes") + "\n";
-        vec![
-            ("pfc_ports.csv", csv.into_bytes()),
-            ("pfc_diagnostics.json", json.into_bytes()),
-        ]
+                PortPauses {
+                    gid,
+                    node,
+                    port,
+                    paused,
+                }
+            })
+            .collect();
+        let flows = &self.flows;
+        pfc_report::render(&self.diag, &self.stats, &ports, |fid| {
+            let f = &flows[fid as usize];
+            (f.spec.src.0, f.spec.dst.0)
+        })
     }
-}
-
-/// Columns of pfc_ports.csv (docs/models.md §Outputs).
-pub const PFC_PORTS_HEADER: &str = "node,port,priority,pause_rx,resume_rx,expire,paused_ns,pause_tx,resume_tx,ppfc_tx,storm_windows";
-
-#[derive(Serialize)]
-struct Report {
-    pause_frames: u64,
-    resume_frames: u64,
-    ppfc_pause_frames: u64,
-    propagation: Propagation,
-    victims: Victims,
-    storms: Storms,
-    deadlock: Option<Deadlock>,
-}
-
-#[derive(Serialize)]
-struct Propagation {
-    roots: u64,
-    max_hops: u8,
-    /// Index = hops: how many root pauses spread that far (HPCC Fig. 1a).
-    roots_by_max_hops: Vec<u64>,
-    /// Index = hop: pauses sent at that distance from their root.
-    pauses_by_hop: Vec<u64>,
-}
-
-#[derive(Serialize)]
-struct Victims {
-    congested_queue_bytes: u64,
-    count: usize,
-    flows: Vec<VictimFlow>,
-}
-
-#[derive(Serialize)]
-struct VictimFlow {
-    flow_id: u32,
-    src: u32,
-    dst: u32,
-    pauses: u32,
-}
-
-#[derive(Serialize)]
-struct Storms {
-    window_ns: f64,
-    fraction: f64,
-    windows: u64,
-    listed: Vec<StormWindow>,
 }

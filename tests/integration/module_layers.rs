@@ -58,6 +58,14 @@ fn src_dir() -> PathBuf {
     }
 }
 
+/// Unit-test files (`tests.rs`, `*_tests.rs`) and the unit tests' kit
+/// (`testkit.rs`) are compiled only for tests and may build whole scenarios to
+/// drive one node: the layers are about the simulator itself.
+fn test_only(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name == "tests.rs" || name.ends_with("_tests.rs") || name == "testkit.rs"
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -67,7 +75,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
+        } else if p.extension().is_some_and(|x| x == "rs") && !test_only(&p) {
             out.push(p);
         }
     }
