@@ -58,8 +58,12 @@ impl<E: Copy> Calendar<E> {
             // Into the bucket being drained: after every pending entry that comes
             // before it (usually all of them, so this is a push).
             let pending = &self.current[self.cur_pos..];
-            let at = pending.partition_point(|x| x.earlier_than(&e));
-            self.current.insert(self.cur_pos + at, e);
+            if pending.last().is_none_or(|x| x.earlier_than(&e)) {
+                self.current.push(e);
+            } else {
+                let at = pending.partition_point(|x| x.earlier_than(&e));
+                self.current.insert(self.cur_pos + at, e);
+            }
         } else if s < self.cur_slot + N as u64 {
             let b = (s & MASK) as usize;
             self.buckets[b].push(e);

@@ -89,9 +89,9 @@ impl Origin {
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
-    /// `u32::MAX - lead`, so that smaller is earlier throughout.
-    rank: u32,
-    origin: u32,
+    /// `u32::MAX - lead` in the high half (so that smaller is earlier
+    /// throughout) and the origin in the low half: one compare for both.
+    rank_origin: u64,
     seq: u32,
     event: E,
 }
@@ -103,23 +103,23 @@ impl<E> Entry<E> {
         if self.time != other.time {
             return self.time < other.time;
         }
-        if self.rank != other.rank {
-            return self.rank < other.rank;
-        }
-        if self.origin != other.origin {
-            return self.origin < other.origin;
+        if self.rank_origin != other.rank_origin {
+            return self.rank_origin < other.rank_origin;
         }
         (self.seq.wrapping_sub(other.seq) as i32) < 0
     }
 
-    /// `(time, lead descending, origin, wrapping seq)` order, earliest `Less`.
+    /// `(time, lead descending, origin, wrapping seq)` order, earliest `Less`
+    /// (compares only as far as needed: this is the calendar's sort key).
     #[inline]
     fn order(&self, other: &Self) -> Ordering {
-        self.time
-            .cmp(&other.time)
-            .then(self.rank.cmp(&other.rank))
-            .then(self.origin.cmp(&other.origin))
-            .then((self.seq.wrapping_sub(other.seq) as i32).cmp(&0))
+        if self.time != other.time {
+            return self.time.cmp(&other.time);
+        }
+        if self.rank_origin != other.rank_origin {
+            return self.rank_origin.cmp(&other.rank_origin);
+        }
+        (self.seq.wrapping_sub(other.seq) as i32).cmp(&0)
     }
 }
 
@@ -193,8 +193,7 @@ impl<E: Copy> EventQueue<E> {
         );
         Entry {
             time: at.0,
-            rank: u32::MAX - key.lead,
-            origin: key.origin,
+            rank_origin: ((u32::MAX - key.lead) as u64) << 32 | key.origin as u64,
             seq: key.seq,
             event,
         }
