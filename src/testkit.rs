@@ -17,7 +17,7 @@
 
 use crate::config::RunConfig;
 use crate::engine::{EventQueue, Origin};
-use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
+use crate::ids::{EgressId, FlowId, HostIdx};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
 use crate::node::{Ctx, Event, Links, Packed, Progress};
@@ -26,9 +26,7 @@ use crate::output::pfc_diag::{DiagConfig, PfcDiag};
 use crate::packet::{IntHop, Packet, PacketId, PacketKind, PacketPool};
 use crate::port::Egress;
 use crate::stats::Stats;
-use crate::switch::flowctl::{PortFacts, SwitchFc};
-use crate::switch::mmu::Mmu;
-use crate::switch::{Switch, SwitchConfig, SwitchEnv, SwitchPort};
+use crate::switch::{Switch, SwitchConfig, SwitchEnv};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
@@ -234,35 +232,7 @@ pub(crate) fn nic(cfg: &RunConfig, host: u32, gid: u32, n_send: usize, n_recv: u
 /// Switch number `si` of `cfg`, built as `Sim::new` builds it; port `p` sends
 /// into egress `p`.
 pub(crate) fn switch(cfg: &RunConfig, si: usize) -> Switch {
-    let node = cfg.topo.switches[si];
-    let infos = &cfg.topo.ports[node.idx()];
-    let ports = infos
-        .iter()
-        .enumerate()
-        .map(|(pi, p)| {
-            SwitchPort::new(
-                Egress::new(pi as u32, p, cfg.model.serialization),
-                cfg.ecn.red_for(p.rate),
-            )
-        })
-        .collect();
-    let facts: Vec<PortFacts> = infos
-        .iter()
-        .map(|p| PortFacts {
-            rate: p.rate,
-            red: cfg.ecn.red_for(p.rate),
-        })
-        .collect();
-    Switch {
-        node,
-        idx: SwitchIdx::from_idx(si),
-        ports,
-        mmu: Mmu::new(crate::sim::mmu_config::mmu_config(cfg, si, infos)),
-        fc: SwitchFc::new(&cfg.flowctl, &facts),
-        timer_at: SimTime::MAX,
-        ecmp_seed: crate::switch::ecmp::ecmp_seed(cfg.seed, node),
-        rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ 0xec0),
-    }
+    crate::sim::build_switch(cfg, si, cfg.seed, &mut |_, port| port as u32)
 }
 
 /// The switch configuration a run of `cfg` would use.

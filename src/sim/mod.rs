@@ -169,43 +169,8 @@ impl Sim {
             egress_owner.push((node.0, port as u16));
             (egress_owner.len() - 1) as u32
         };
-        let switches: Vec<Switch> = topo
-            .switches
-            .iter()
-            .enumerate()
-            .map(|(i, &node)| {
-                let infos = &topo.ports[node.idx()];
-                let ports = infos
-                    .iter()
-                    .enumerate()
-                    .map(|(pi, p)| {
-                        SwitchPort::new(
-                            Egress::new(gid_of(node, pi), p, model.serialization),
-                            cfg.ecn.red_for(p.rate),
-                        )
-                    })
-                    .collect();
-                let mmu = Mmu::new(mmu_config::mmu_config(&cfg, i, infos));
-                let facts: Vec<PortFacts> = infos
-                    .iter()
-                    .map(|p| PortFacts {
-                        rate: p.rate,
-                        red: cfg.ecn.red_for(p.rate),
-                    })
-                    .collect();
-                Switch {
-                    node,
-                    idx: SwitchIdx::from_idx(i),
-                    ports,
-                    mmu,
-                    fc: SwitchFc::new(&cfg.flowctl, &facts),
-                    timer_at: SimTime::MAX,
-                    ecmp_seed: ecmp::ecmp_seed(seed, node),
-                    rng: ChaCha8Rng::seed_from_u64(ecmp::mix64(
-                        seed ^ 0xec0 ^ (node.0 as u64) << 20,
-                    )),
-                }
-            })
+        let switches: Vec<Switch> = (0..topo.switches.len())
+            .map(|i| build_switch(&cfg, i, seed, &mut gid_of))
             .collect();
         // Each flow's queue pairs: a sending slot at its source NIC, a
         // receiving slot at its destination NIC.
@@ -791,5 +756,44 @@ impl Sim {
             let what = SAMPLE_RATES;
             self.world_timer(now + iv, Event::Sample { what }.pack());
         }
+    }
+}
+
+/// Switch number `si` of `cfg` under run seed `seed`; `gid_of(node, port)` gives
+/// each port's egress id.
+pub(crate) fn build_switch(
+    cfg: &RunConfig,
+    si: usize,
+    seed: u64,
+    gid_of: &mut impl FnMut(NodeId, usize) -> u32,
+) -> Switch {
+    let node = cfg.topo.switches[si];
+    let infos = &cfg.topo.ports[node.idx()];
+    let ports = infos
+        .iter()
+        .enumerate()
+        .map(|(pi, p)| {
+            SwitchPort::new(
+                Egress::new(gid_of(node, pi), p, cfg.model.serialization),
+                cfg.ecn.red_for(p.rate),
+            )
+        })
+        .collect();
+    let facts: Vec<PortFacts> = infos
+        .iter()
+        .map(|p| PortFacts {
+            rate: p.rate,
+            red: cfg.ecn.red_for(p.rate),
+        })
+        .collect();
+    Switch {
+        node,
+        idx: SwitchIdx::from_idx(si),
+        ports,
+        mmu: Mmu::new(mmu_config::mmu_config(cfg, si, infos)),
+        fc: SwitchFc::new(&cfg.flowctl, &facts),
+        timer_at: SimTime::MAX,
+        ecmp_seed: ecmp::ecmp_seed(seed, node),
+        rng: ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ 0xec0 ^ (node.0 as u64) << 20)),
     }
 }

@@ -70,20 +70,11 @@ pub fn stamp(
 mod tests {
     use super::*;
     use crate::packet::PacketKind;
-    use crate::port::Egress;
-    use crate::profile::{IntBytes, Serialization};
-    use crate::topology::{NodeId, PortInfo};
-    use crate::units::{Delta, Rate};
+    use crate::profile::IntBytes;
+    use crate::units::Rate;
 
     fn port() -> SwitchPort {
-        let info = PortInfo {
-            peer: NodeId(0),
-            peer_port: 0,
-            rate: Rate::from_gbps(100),
-            delay: Delta::from_us(1),
-            loss: 0.0,
-        };
-        let mut p = SwitchPort::new(Egress::new(0, &info, Serialization::Exact), None);
+        let mut p = super::super::tests::port();
         p.eg.tx_bytes = 5_000;
         p.rx_bytes = 9_000;
         p.bytes = 3_000;

@@ -116,13 +116,14 @@ pub struct Switch {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::profile::Serialization;
     use crate::topology::PortInfo;
     use crate::units::{Delta, Rate};
 
-    fn port() -> SwitchPort {
+    /// An idle 100 Gbps port with a 1 us link and no ECN (for unit tests).
+    pub(crate) fn port() -> SwitchPort {
         let info = PortInfo {
             peer: NodeId(0),
             peer_port: 0,
