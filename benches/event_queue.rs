@@ -2,9 +2,7 @@
 //! step pops the earliest and schedules one more at `now + delay`, the delay drawn
 //! like packet events (mostly 0–5 µs ahead, picosecond resolution). Delays come
 //! from a seeded ChaCha8 stream, drawn up front so the rng is not measured.
-//! `legacy` schedules with the global insertion order (`schedule`); `keyed` with
-//! `(origin, per-origin seq)` keys from 64 origins picked at random
-//! (`schedule_keyed`).
+//! Entries are ordered by `(time, lead, event)` and take 16 bytes.
 //!
 //! `cargo bench --bench event_queue -- --noplot` (criterion's plots need system
 //! fonts; without them the run panics after the first benchmark).
@@ -12,13 +10,11 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rocesim::engine::{EventQueue, Origin};
+use rocesim::engine::EventQueue;
 use rocesim::units::{Delta, SimTime};
 use std::hint::black_box;
 
 const DELAYS: usize = 1 << 16;
-
-const ORIGINS: usize = 64;
 
 /// Packet-like delays in ps: 10% at once (ties), 80% within 5 µs, 10% up to 100 µs.
 fn delays(seed: u64) -> Vec<Delta> {
@@ -35,18 +31,12 @@ fn delays(seed: u64) -> Vec<Delta> {
         .collect()
 }
 
-/// Which of `ORIGINS` nodes schedules each event.
-fn origin_picks(seed: u64) -> Vec<usize> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..DELAYS).map(|_| rng.random_range(0..ORIGINS)).collect()
-}
-
 fn hold(c: &mut Criterion) {
     let mut g = c.benchmark_group("hold");
     g.throughput(Throughput::Elements(1));
     for n in [1_000usize, 100_000] {
         let d = delays(7);
-        g.bench_with_input(BenchmarkId::new("legacy", n), &n, |b, &n| {
+        g.bench_with_input(BenchmarkId::new("pop-push", n), &n, |b, &n| {
             let mut q = EventQueue::new();
             for (i, &dt) in d.iter().cycle().take(n).enumerate() {
                 q.schedule(SimTime::ZERO + dt, i as u32);
@@ -55,22 +45,6 @@ fn hold(c: &mut Criterion) {
             b.iter(|| {
                 let (t, e) = q.pop().expect("n events pending");
                 q.schedule(t + d[i & (DELAYS - 1)], black_box(e));
-                i += 1;
-            });
-        });
-        let picks = origin_picks(9);
-        g.bench_with_input(BenchmarkId::new("keyed", n), &n, |b, &n| {
-            let mut origins: Vec<Origin> = (0..ORIGINS as u32).map(Origin::new).collect();
-            let mut q = EventQueue::new();
-            for (i, &dt) in d.iter().cycle().take(n).enumerate() {
-                let key = origins[picks[i & (DELAYS - 1)]].next_key();
-                q.schedule_keyed(SimTime::ZERO + dt, key, i as u32);
-            }
-            let mut i = 0usize;
-            b.iter(|| {
-                let (t, e) = q.pop().expect("n events pending");
-                let key = origins[picks[i & (DELAYS - 1)]].next_key();
-                q.schedule_keyed(t + d[i & (DELAYS - 1)], key, black_box(e));
                 i += 1;
             });
         });

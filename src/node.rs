@@ -9,9 +9,8 @@
 //! the stats, recorder and PFC diagnostics. A node never reads another node's
 //! state; shared inputs (routing tables, flow specs, configuration) are immutable.
 //!
-//! Event order: every event a node causes is keyed by (lead, this node, its next
-//! sequence number), see [`crate::engine::Key`]; an arrival keeps the key its
-//! packet was sent with.
+//! Event order: `(time, lead, event)` ([`crate::engine`]); an arrival keeps the
+//! lead its packet was sent with, whoever schedules it.
 //!
 //! Links: each direction of a link is a pipe whose in-flight packets wait in a
 //! ring that belongs to the receiving side ([`Links`]). Propagation delay is
@@ -19,7 +18,7 @@
 //! ring has a pending `Arrive` event (htsim's pipe). Handing a packet to a peer is
 //! a push into the ring of that link.
 
-use crate::engine::{EventQueue, Key, Origin};
+use crate::engine::{EventQueue, lead};
 use crate::ids::EgressId;
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{PfcKind, Recorder};
@@ -59,7 +58,7 @@ pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
 
 /// An [`Event`] packed into 32 bits (tag in the top 3 bits), so that queue
 /// entries stay small: this is the hottest data structure of the simulator.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Packed(u32);
 
 impl Event {
@@ -104,9 +103,9 @@ impl Packed {
 /// Each ring belongs to the node at its receiving end.
 #[derive(Default)]
 pub struct Links {
-    /// Per link: packets in flight, their arrival times and the event keys they
-    /// were sent with (an arrival keeps its sender's key whoever schedules it).
-    rings: Vec<VecDeque<(PacketId, SimTime, Key)>>,
+    /// Per link: packets in flight, their arrival times and the leads they were
+    /// sent with (an arrival keeps its lead whoever schedules it).
+    rings: Vec<VecDeque<(PacketId, u32, SimTime)>>,
 }
 
 impl Links {
@@ -119,21 +118,21 @@ impl Links {
     /// Puts a packet that reaches the far end at `at` into the link. Returns true
     /// when it is the only one in flight, so its arrival must be scheduled.
     #[inline]
-    pub fn push(&mut self, link: EgressId, id: PacketId, at: SimTime, key: Key) -> bool {
+    pub fn push(&mut self, link: EgressId, id: PacketId, at: SimTime, lead: u32) -> bool {
         let ring = &mut self.rings[link.idx()];
-        ring.push_back((id, at, key));
+        ring.push_back((id, lead, at));
         ring.len() == 1
     }
 
     /// Takes the packet arriving now off the link; also returns when the next one
-    /// arrives and its key, if any.
+    /// arrives and its lead, if any.
     #[inline]
-    pub fn land(&mut self, link: EgressId) -> (PacketId, Option<(SimTime, Key)>) {
+    pub fn land(&mut self, link: EgressId) -> (PacketId, Option<(SimTime, u32)>) {
         let ring = &mut self.rings[link.idx()];
         let (id, _, _) = ring
             .pop_front()
             .expect("an arrival event has a packet in flight");
-        (id, ring.front().map(|&(_, at, key)| (at, key)))
+        (id, ring.front().map(|&(_, lead, at)| (at, lead)))
     }
 
     /// Packets in flight on `link`.
@@ -157,9 +156,6 @@ pub struct Progress {
 /// A node's view of the world while it handles one event.
 pub struct Ctx<'a> {
     pub now: SimTime,
-    /// The handling node's event sequence: every event it causes is keyed
-    /// (time, this node, its next sequence number).
-    origin: &'a mut Origin,
     q: &'a mut EventQueue<Packed>,
     links: &'a mut Links,
     pub pool: &'a mut PacketPool,
@@ -173,7 +169,6 @@ impl<'a> Ctx<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         now: SimTime,
-        origin: &'a mut Origin,
         q: &'a mut EventQueue<Packed>,
         links: &'a mut Links,
         pool: &'a mut PacketPool,
@@ -184,7 +179,6 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         Ctx {
             now,
-            origin,
             q,
             links,
             pool,
@@ -198,25 +192,23 @@ impl<'a> Ctx<'a> {
     /// Schedules a packet-paced event for this node (a port's next transmission).
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
-        let key = self.origin.key_for(self.now, at);
-        self.q.schedule_keyed(at, key, ev.pack());
+        self.q.schedule(at, ev.pack());
     }
 
     /// Schedules a timer for this node (controller timers, RTOs, pause expiry):
     /// kept apart from packet events because most are cancelled lazily.
     #[inline]
     pub fn schedule_timer(&mut self, at: SimTime, ev: Event) {
-        let key = self.origin.key_for(self.now, at);
-        self.q.schedule_cold_keyed(at, key, ev.pack());
+        self.q.schedule_cold(at, ev.pack());
     }
 
     /// Hands packet `id` to the far end of `link`, where it arrives at `at`.
     #[inline]
     pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {
-        let key = self.origin.key_for(self.now, at);
-        if self.links.push(link, id, at, key) {
+        let lead = lead(self.now, at);
+        if self.links.push(link, id, at, lead) {
             self.q
-                .schedule_keyed(at, key, Event::Arrive { link: link.0 }.pack());
+                .schedule_lead(at, lead, Event::Arrive { link: link.0 }.pack());
         }
     }
 }
@@ -319,11 +311,9 @@ mod tests {
     fn a_link_delivers_in_order_and_asks_for_one_event_at_a_time() {
         let mut l = Links::new(2);
         let link = EgressId(1);
-        let mut o = Origin::new(3);
-        let (k1, k2) = (o.next_key(), o.next_key());
-        assert!(l.push(link, 10, SimTime(5), k1));
-        assert!(!l.push(link, 11, SimTime(9), k2));
-        assert_eq!(l.land(link), (10, Some((SimTime(9), k2))));
+        assert!(l.push(link, 10, SimTime(5), 5));
+        assert!(!l.push(link, 11, SimTime(9), 7));
+        assert_eq!(l.land(link), (10, Some((SimTime(9), 7))));
         assert_eq!(l.land(link), (11, None));
     }
 }

@@ -16,7 +16,7 @@
 //! a switch's port `p` is egress `p`.
 
 use crate::config::RunConfig;
-use crate::engine::{EventQueue, Origin};
+use crate::engine::EventQueue;
 use crate::ids::{EgressId, FlowId, HostIdx};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
@@ -38,8 +38,6 @@ use std::path::Path;
 pub(crate) struct World {
     n_links: usize,
     pub now: SimTime,
-    /// One event sequence for the node(s) under test.
-    pub origin: Origin,
     pub q: EventQueue<Packed>,
     pub links: Links,
     pub pool: PacketPool,
@@ -56,7 +54,6 @@ impl World {
         World {
             n_links,
             now: SimTime::ZERO,
-            origin: Origin::new(1),
             q: EventQueue::new(),
             links: Links::new(n_links),
             pool: PacketPool::new(),
@@ -72,7 +69,6 @@ impl World {
     pub fn ctx(&mut self) -> Ctx<'_> {
         Ctx::new(
             self.now,
-            &mut self.origin,
             &mut self.q,
             &mut self.links,
             &mut self.pool,
@@ -103,9 +99,9 @@ impl World {
     /// `Arrive` event): schedules the next arrival on it, if any.
     pub fn land(&mut self, link: u32) -> PacketId {
         let (id, next) = self.links.land(EgressId(link));
-        if let Some((at, key)) = next {
+        if let Some((at, lead)) = next {
             self.q
-                .schedule_keyed(at, key, Event::Arrive { link }.pack());
+                .schedule_lead(at, lead, Event::Arrive { link }.pack());
         }
         id
     }

@@ -4,7 +4,7 @@
 //! wheel has `N` buckets of `2^SHIFT` ps each; an event goes to the bucket of its
 //! time slot if that slot is within the wheel's horizon, else to an overflow heap
 //! that is drained into the wheel as time advances. The bucket being drained is
-//! sorted once by `(time, lead, origin, seq)`; events scheduled into it (or earlier) are
+//! sorted once by `(time, lead, event)`; events scheduled into it (or earlier) are
 //! inserted in order. Push and pop are O(1) on average instead of a heap's O(log n).
 
 use super::Entry;
@@ -21,7 +21,7 @@ fn slot(time: u64) -> u64 {
     time >> SHIFT
 }
 
-pub(super) struct Calendar<E: Copy> {
+pub(super) struct Calendar<E: Copy + Ord> {
     buckets: Vec<Vec<Entry<E>>>,
     occupied: [u64; WORDS],
     /// Entries of `cur_slot` and anything scheduled at or before it, earliest
@@ -33,7 +33,7 @@ pub(super) struct Calendar<E: Copy> {
     len: usize,
 }
 
-impl<E: Copy> Calendar<E> {
+impl<E: Copy + Ord> Calendar<E> {
     pub(super) fn new() -> Self {
         Calendar {
             buckets: (0..N).map(|_| Vec::new()).collect(),

@@ -17,7 +17,7 @@ pub mod paths;
 mod pfc;
 
 use crate::config::RunConfig;
-use crate::engine::{EventQueue, Origin};
+use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
 use crate::nic::irn::LossRecovery;
@@ -38,11 +38,6 @@ use path_model::PathModel;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
-
-/// The origin of the dispatcher's own events (samplers): before every node's at
-/// equal times, so a sample sees the state as the instant begins. Node `n`'s
-/// events have origin `n + 1`.
-pub const WORLD: u32 = 0;
 
 /// `Event::Sample` targets: queue lengths (queue.csv), link utilization
 /// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor, the
@@ -82,10 +77,6 @@ pub struct RunOptions {
 pub struct Sim {
     pub cfg: RunConfig,
     q: EventQueue<Packed>,
-    /// Each node's event sequence (by node id), and the dispatcher's own for
-    /// the samplers and other fabric-wide events (origin [`WORLD`]).
-    origins: Vec<Origin>,
-    world: Origin,
     slots: Vec<Slot>,
     /// Owner (node, port) of each egress id.
     egress_owner: Vec<(u32, u16)>,
@@ -119,10 +110,9 @@ pub struct Sim {
 /// The node-facing part of the simulator and the shared inputs, borrowed apart
 /// from the nodes so that one node can be handed a [`Ctx`].
 macro_rules! split {
-    ($sim:expr, $now:expr, $node:expr, |$ctx:ident, $nics:ident, $switches:ident, $nenv:ident, $senv:ident| $body:expr) => {{
+    ($sim:expr, $now:expr, |$ctx:ident, $nics:ident, $switches:ident, $nenv:ident, $senv:ident| $body:expr) => {{
         #[allow(unused_variables)]
         let Sim {
-            origins,
             q,
             links,
             pool,
@@ -139,8 +129,7 @@ macro_rules! split {
             ..
         } = $sim;
         #[allow(unused_mut, unused_variables)]
-        let origin = &mut origins[$node as usize];
-        let mut $ctx = Ctx::new($now, origin, q, links, pool, stats, rec, diag, progress);
+        let mut $ctx = Ctx::new($now, q, links, pool, stats, rec, diag, progress);
         #[allow(unused_variables)]
         let $nenv = NicEnv {
             cfg: nic_cfg,
@@ -304,11 +293,8 @@ impl Sim {
             xoff_forever,
             congested_queue: cfg.diag.congested_queue,
         };
-        let n_nodes = topo.spec.kinds.len();
         Sim {
             q: EventQueue::new(),
-            origins: (1..=n_nodes as u32).map(Origin::new).collect(),
-            world: Origin::new(WORLD),
             slots,
             egress_owner,
             link_dst,
@@ -362,10 +348,7 @@ impl Sim {
                 if let Some(at) = self.nics[hi].next_start(env) {
                     // The NIC's own start timer, set before the run.
                     let host = hi as u32;
-                    let origin = &mut self.origins[self.nics[hi].node.idx()];
-                    let key = origin.key_for(SimTime::ZERO, at);
-                    let ev = Event::FlowStart { host }.pack();
-                    self.q.schedule_cold_keyed(at, key, ev);
+                    self.q.schedule_cold(at, Event::FlowStart { host }.pack());
                 }
             }
             let out = self.cfg.output.clone();
@@ -524,17 +507,17 @@ impl Sim {
         match ev {
             Event::Arrive { link } => {
                 let (id, next) = self.links.land(EgressId(link));
-                if let Some((at, key)) = next {
+                if let Some((at, lead)) = next {
                     self.q
-                        .schedule_keyed(at, key, Event::Arrive { link }.pack());
+                        .schedule_lead(at, lead, Event::Arrive { link }.pack());
                 }
                 let (node, port) = self.link_dst[link as usize];
                 match self.slots[node as usize] {
-                    Slot::Host(hi) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
                         nics[hi as usize].on_packet(&mut ctx, nenv, id)
                     }),
                     Slot::Switch(si) => {
-                        let paused = split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                        let paused = split!(self, now, |ctx, nics, sw, nenv, senv| {
                             sw[si as usize].on_packet(&mut ctx, senv, port, id)
                         });
                         if let Some((port, class)) = paused
@@ -549,10 +532,10 @@ impl Sim {
             Event::TxDone { egress } => {
                 let (node, port) = self.egress_owner[egress as usize];
                 match self.slots[node as usize] {
-                    Slot::Host(hi) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
                         nics[hi as usize].on_tx_done(&mut ctx, nenv)
                     }),
-                    Slot::Switch(si) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
                         sw[si as usize].on_tx_done(&mut ctx, senv, port)
                     }),
                 }
@@ -560,10 +543,10 @@ impl Sim {
             Event::PauseExpiry { egress } => {
                 let (node, port) = self.egress_owner[egress as usize];
                 match self.slots[node as usize] {
-                    Slot::Host(hi) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
                         nics[hi as usize].on_pause_expiry(&mut ctx, nenv)
                     }),
-                    Slot::Switch(si) => split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
                         sw[si as usize].on_pause_expiry(&mut ctx, senv, port)
                     }),
                 }
@@ -571,20 +554,19 @@ impl Sim {
             Event::QpTimer { flow } => {
                 let node = self.flows[flow as usize].spec.src;
                 let hi = self.host_of(node);
-                split!(self, now, node.0, |ctx, nics, sw, nenv, senv| {
+                split!(self, now, |ctx, nics, sw, nenv, senv| {
                     nics[hi].on_qp_timer(&mut ctx, nenv, FlowId(flow))
                 })
             }
             Event::CnpTimer { flow } => {
                 let node = self.flows[flow as usize].spec.dst;
                 let hi = self.host_of(node);
-                split!(self, now, node.0, |ctx, nics, sw, nenv, senv| {
+                split!(self, now, |ctx, nics, sw, nenv, senv| {
                     nics[hi].on_cnp_timer(&mut ctx, nenv, FlowId(flow))
                 })
             }
             Event::FlowStart { host } => {
-                let node = self.nics[host as usize].node.0;
-                split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+                split!(self, now, |ctx, nics, sw, nenv, senv| {
                     nics[host as usize].on_flow_start(&mut ctx, nenv)
                 })
             }
@@ -596,8 +578,7 @@ impl Sim {
 
     /// Schedules one of the dispatcher's own events (samplers).
     fn world_timer(&mut self, at: SimTime, ev: Packed) {
-        let key = self.world.key_for(self.q.now(), at);
-        self.q.schedule_cold_keyed(at, key, ev);
+        self.q.schedule_cold(at, ev);
     }
 
     #[inline]

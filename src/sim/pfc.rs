@@ -30,8 +30,7 @@ impl Sim {
     /// Makes sure switch `si`'s timer event comes by `at`.
     fn arm_switch_timer(&mut self, si: usize, at: SimTime) {
         let now = self.q.now();
-        let node = self.switches[si].node.0;
-        split!(self, now, node, |ctx, nics, sw, nenv, senv| sw[si]
+        split!(self, now, |ctx, nics, sw, nenv, senv| sw[si]
             .arm_timer(&mut ctx, at));
     }
 
@@ -40,8 +39,7 @@ impl Sim {
     pub(super) fn switch_timer(&mut self, now: SimTime, si: SwitchIdx) {
         let si = si.idx();
         let mut frames = std::mem::take(&mut self.fc_frames);
-        let node = self.switches[si].node.0;
-        split!(self, now, node, |ctx, nics, sw, nenv, senv| {
+        split!(self, now, |ctx, nics, sw, nenv, senv| {
             sw[si].on_timer(&mut ctx, senv, &mut frames)
         });
         self.fc_frames = frames;
