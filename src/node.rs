@@ -61,6 +61,17 @@ pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Packed(u32);
 
+impl crate::engine::Bits for Packed {
+    #[inline]
+    fn to_bits(self) -> u32 {
+        self.0
+    }
+    #[inline]
+    fn from_bits(bits: u32) -> Self {
+        Packed(bits)
+    }
+}
+
 impl Event {
     #[inline]
     pub fn pack(self) -> Packed {

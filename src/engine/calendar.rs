@@ -7,7 +7,7 @@
 //! sorted once by `(time, lead, event)`; events scheduled into it (or earlier) are
 //! inserted in order. Push and pop are O(1) on average instead of a heap's O(log n).
 
-use super::Entry;
+use super::{Entry, Rev};
 use std::collections::BinaryHeap;
 
 /// Slot width: 2^12 ps = 4.096 ns.
@@ -21,19 +21,19 @@ fn slot(time: u64) -> u64 {
     time >> SHIFT
 }
 
-pub(super) struct Calendar<E: Copy + Ord> {
-    buckets: Vec<Vec<Entry<E>>>,
+pub(super) struct Calendar {
+    buckets: Vec<Vec<Entry>>,
     occupied: [u64; WORDS],
     /// Entries of `cur_slot` and anything scheduled at or before it, earliest
     /// first; `cur_pos` is the next to pop.
-    current: Vec<Entry<E>>,
+    current: Vec<Entry>,
     cur_pos: usize,
     cur_slot: u64,
-    overflow: BinaryHeap<Entry<E>>,
+    overflow: BinaryHeap<Rev>,
     len: usize,
 }
 
-impl<E: Copy + Ord> Calendar<E> {
+impl Calendar {
     pub(super) fn new() -> Self {
         Calendar {
             buckets: (0..N).map(|_| Vec::new()).collect(),
@@ -51,7 +51,7 @@ impl<E: Copy + Ord> Calendar<E> {
     }
 
     #[inline]
-    pub(super) fn push(&mut self, e: Entry<E>) {
+    pub(super) fn push(&mut self, e: Entry) {
         self.len += 1;
         let s = slot(e.time);
         if s <= self.cur_slot {
@@ -69,13 +69,13 @@ impl<E: Copy + Ord> Calendar<E> {
             self.buckets[b].push(e);
             self.occupied[b / 64] |= 1 << (b % 64);
         } else {
-            self.overflow.push(e);
+            self.overflow.push(Rev(e));
         }
     }
 
     /// The earliest entry, if any (it stays queued).
     #[inline]
-    pub(super) fn peek(&mut self) -> Option<&Entry<E>> {
+    pub(super) fn peek(&mut self) -> Option<&Entry> {
         if self.cur_pos == self.current.len() {
             if self.len == 0 {
                 return None;
@@ -86,7 +86,7 @@ impl<E: Copy + Ord> Calendar<E> {
     }
 
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<Entry<E>> {
+    pub(super) fn pop(&mut self) -> Option<Entry> {
         self.peek()?;
         let e = self.current[self.cur_pos];
         self.cur_pos += 1;
@@ -121,7 +121,7 @@ impl<E: Copy + Ord> Calendar<E> {
         self.current.clear();
         self.cur_pos = 0;
         let from_wheel = self.next_occupied();
-        let from_overflow = self.overflow.peek().map(|e| slot(e.time));
+        let from_overflow = self.overflow.peek().map(|e| slot(e.0.time));
         let next = match (from_wheel, from_overflow) {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b).expect("advance on a non-empty calendar"),
@@ -129,11 +129,11 @@ impl<E: Copy + Ord> Calendar<E> {
         self.cur_slot = next;
         // Overflow entries now within the horizon join the wheel.
         while let Some(top) = self.overflow.peek() {
-            let s = slot(top.time);
+            let s = slot(top.0.time);
             if s >= next + N as u64 {
                 break;
             }
-            let e = self.overflow.pop().expect("peeked");
+            let e = self.overflow.pop().expect("peeked").0;
             let b = (s & MASK) as usize;
             self.buckets[b].push(e);
             self.occupied[b / 64] |= 1 << (b % 64);
@@ -141,6 +141,6 @@ impl<E: Copy + Ord> Calendar<E> {
         let b = (next & MASK) as usize;
         std::mem::swap(&mut self.current, &mut self.buckets[b]);
         self.occupied[b / 64] &= !(1 << (b % 64));
-        self.current.sort_unstable_by(Entry::order);
+        self.current.sort_unstable();
     }
 }

@@ -32,59 +32,68 @@ pub fn lead(now: SimTime, at: SimTime) -> u32 {
     at.0.saturating_sub(now.0).min(u32::MAX as u64) as u32
 }
 
-/// A queued event: 8 bytes of time, 4 of inverted lead and the event: 16 bytes
-/// with the simulator's 4-byte packed event (a test checks it).
-#[derive(Clone, Copy)]
-struct Entry<E> {
-    time: u64,
-    /// `u32::MAX - lead`, so that smaller is earlier throughout.
-    rank: u32,
-    event: E,
+/// An event the queue can hold: 32 bits that order it among events of equal time
+/// and lead, and that give it back.
+pub trait Bits: Copy {
+    fn to_bits(self) -> u32;
+    fn from_bits(bits: u32) -> Self;
 }
 
-impl<E: Ord> Entry<E> {
+impl Bits for u32 {
+    #[inline]
+    fn to_bits(self) -> u32 {
+        self
+    }
+    #[inline]
+    fn from_bits(bits: u32) -> Self {
+        bits
+    }
+}
+
+/// A queued event: 8 bytes of time and 8 of tie-break (inverted lead in the
+/// high half, the event's bits in the low half), so that the order is one
+/// comparison of `(time, tie)`: 16 bytes (a test checks it).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    time: u64,
+    /// `(u32::MAX - lead) << 32 | event bits`: smaller is earlier throughout.
+    tie: u64,
+}
+
+impl Entry {
+    #[inline]
+    fn new<E: Bits>(time: u64, lead: u32, event: E) -> Entry {
+        Entry {
+            time,
+            tie: ((u32::MAX - lead) as u64) << 32 | event.to_bits() as u64,
+        }
+    }
+
+    #[inline]
+    fn event<E: Bits>(&self) -> E {
+        E::from_bits(self.tie as u32)
+    }
+
     /// Strictly earlier in `(time, lead descending, event)` order.
     #[inline]
     fn earlier_than(&self, other: &Self) -> bool {
-        if self.time != other.time {
-            return self.time < other.time;
-        }
-        if self.rank != other.rank {
-            return self.rank < other.rank;
-        }
-        self.event < other.event
-    }
-
-    /// `(time, lead descending, event)` order, earliest `Less` (compares only as
-    /// far as needed: this is the calendar's sort key).
-    #[inline]
-    fn order(&self, other: &Self) -> Ordering {
-        if self.time != other.time {
-            return self.time.cmp(&other.time);
-        }
-        if self.rank != other.rank {
-            return self.rank.cmp(&other.rank);
-        }
-        self.event.cmp(&other.event)
+        (self.time, self.tie) < (other.time, other.tie)
     }
 }
 
-impl<E: Ord> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.order(other) == Ordering::Equal
-    }
-}
-impl<E: Ord> Eq for Entry<E> {}
-impl<E: Ord> PartialOrd for Entry<E> {
+/// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Rev(Entry);
+
+impl PartialOrd for Rev {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E: Ord> Ord for Entry<E> {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry.
+impl Ord for Rev {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other.order(self)
+        other.0.cmp(&self.0)
     }
 }
 
@@ -95,25 +104,27 @@ impl<E: Ord> Ord for Entry<E> {
 /// timeouts, controller timers, samplers), of which thousands can be pending at
 /// once and most are cancelled lazily. `pop` takes the earlier of the two heads, so
 /// the order is exactly that of one priority queue.
-pub struct EventQueue<E: Copy + Ord> {
-    hot: Calendar<E>,
-    cold: BinaryHeap<Entry<E>>,
+pub struct EventQueue<E: Bits> {
+    hot: Calendar,
+    cold: BinaryHeap<Rev>,
+    _event: std::marker::PhantomData<E>,
     now: SimTime,
     popped: u64,
     peak: usize,
 }
 
-impl<E: Copy + Ord> Default for EventQueue<E> {
+impl<E: Bits> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E: Copy + Ord> EventQueue<E> {
+impl<E: Bits> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             hot: Calendar::new(),
             cold: BinaryHeap::new(),
+            _event: std::marker::PhantomData,
             now: SimTime::ZERO,
             popped: 0,
             peak: 0,
@@ -128,17 +139,13 @@ impl<E: Copy + Ord> EventQueue<E> {
 
     /// A new entry for `event` at `at`, which must not be in the past.
     #[inline]
-    fn entry(&self, at: SimTime, lead: u32, event: E) -> Entry<E> {
+    fn entry(&self, at: SimTime, lead: u32, event: E) -> Entry {
         assert!(
             at >= self.now,
             "event scheduled in the past: {at:?} < now {:?}",
             self.now
         );
-        Entry {
-            time: at.0,
-            rank: u32::MAX - lead,
-            event,
-        }
+        Entry::new(at.0, lead, event)
     }
 
     /// Schedules a packet-like `event` at `at` (not in the past), scheduled now.
@@ -161,7 +168,7 @@ impl<E: Copy + Ord> EventQueue<E> {
     #[inline]
     pub fn schedule_cold(&mut self, at: SimTime, event: E) {
         let e = self.entry(at, lead(self.now, at), event);
-        self.cold.push(e);
+        self.cold.push(Rev(e));
     }
 
     /// Removes the earliest event and advances `now` to its time.
@@ -170,22 +177,22 @@ impl<E: Copy + Ord> EventQueue<E> {
         let take_cold = match (self.hot.peek(), self.cold.peek()) {
             (_, None) => false,
             (None, Some(_)) => true,
-            (Some(h), Some(c)) => c.earlier_than(h),
+            (Some(h), Some(c)) => c.0.earlier_than(h),
         };
         let e = if take_cold {
-            self.cold.pop()
+            self.cold.pop().map(|r| r.0)
         } else {
             self.hot.pop()
         }?;
         self.now = SimTime(e.time);
         self.popped += 1;
-        Some((self.now, e.event))
+        Some((self.now, e.event()))
     }
 
     /// The time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<SimTime> {
         let h = self.hot.peek().map(|e| e.time);
-        let c = self.cold.peek().map(|e| e.time);
+        let c = self.cold.peek().map(|e| e.0.time);
         h.into_iter().chain(c).min().map(SimTime)
     }
 
@@ -211,13 +218,22 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    fn drain<E: Copy + Ord>(q: &mut EventQueue<E>) -> Vec<(SimTime, E)> {
+    impl Bits for char {
+        fn to_bits(self) -> u32 {
+            self as u32
+        }
+        fn from_bits(bits: u32) -> Self {
+            char::from_u32(bits).expect("a char")
+        }
+    }
+
+    fn drain<E: Bits>(q: &mut EventQueue<E>) -> Vec<(SimTime, E)> {
         std::iter::from_fn(|| q.pop()).collect()
     }
 
     #[test]
-    fn an_entry_with_a_four_byte_event_is_16_bytes() {
-        assert_eq!(std::mem::size_of::<Entry<u32>>(), 16);
+    fn an_entry_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 16);
     }
 
     #[test]
@@ -267,9 +283,8 @@ mod tests {
             let mut q = EventQueue::new();
             for &(at, lead, ev) in order {
                 if ev % cold_every == 0 {
-                    let mut e = q.entry(SimTime(at), lead, ev);
-                    e.rank = u32::MAX - lead;
-                    q.cold.push(e);
+                    let e = q.entry(SimTime(at), lead, ev);
+                    q.cold.push(Rev(e));
                 } else {
                     q.schedule_lead(SimTime(at), lead, ev);
                 }
@@ -285,9 +300,9 @@ mod tests {
     fn matches_a_sorted_reference_on_random_interleavings() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut q = EventQueue::new();
-        let mut reference: Vec<(u64, u32, u64)> = Vec::new();
+        let mut reference: Vec<(u64, u32, u32)> = Vec::new();
         let mut out = Vec::new();
-        let mut next = 0u64;
+        let mut next = 0u32;
         for _ in 0..200_000 {
             if rng.random_bool(0.55) || q.is_empty() {
                 let now = q.now().0;
@@ -313,8 +328,8 @@ mod tests {
         // Popped events are scheduled at or after the time of the pop before,
         // so the pop order is the sorted order of the keys.
         reference.sort();
-        let got: Vec<u64> = out.iter().map(|&(_, e)| e).collect();
-        let want: Vec<u64> = reference.iter().map(|&(_, _, e)| e).collect();
+        let got: Vec<u32> = out.iter().map(|&(_, e)| e).collect();
+        let want: Vec<u32> = reference.iter().map(|&(_, _, e)| e).collect();
         assert_eq!(got, want);
     }
 
@@ -322,8 +337,8 @@ mod tests {
     #[should_panic(expected = "in the past")]
     fn scheduling_in_the_past_is_a_bug() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(10), ());
+        q.schedule(SimTime(10), 1u32);
         q.pop();
-        q.schedule(SimTime(5), ());
+        q.schedule(SimTime(5), 2u32);
     }
 }
