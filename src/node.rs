@@ -145,11 +145,6 @@ impl Links {
             .expect("an arrival event has a packet in flight");
         (id, ring.front().map(|&(_, lead, at)| (at, lead)))
     }
-
-    /// Packets in flight on `link`.
-    pub fn in_flight(&self, link: EgressId) -> usize {
-        self.rings[link.idx()].len()
-    }
 }
 
 /// Flow-level progress the stall guard and the end of the run watch.

@@ -18,6 +18,18 @@ fn us(t: u64) -> SimTime {
     SimTime::ZERO + Delta::from_us(t)
 }
 
+/// Loses the first packet that `hit` picks, delivers everything else.
+fn lose_first(hit: impl Fn(&Seen) -> bool) -> impl FnMut(&Seen) -> Fate {
+    let mut lost = false;
+    move |s| {
+        if !lost && hit(s) {
+            lost = true;
+            return Fate::Lose;
+        }
+        Fate::Deliver
+    }
+}
+
 fn data(p: &NicPair) -> Vec<&Seen> {
     p.arrived(TX, PacketKind::Data)
 }
@@ -94,14 +106,10 @@ fn the_receiver_acks_every_n_in_order_packets_and_the_flow_completes_with_its_fc
 fn a_gap_is_nacked_and_the_go_back_n_sender_resends_from_snd_una() {
     let mut p = NicPair::new(&star(""), 1, 100 * MTU);
     p.start(0);
-    let mut lost = false;
-    p.run_until(us(50), |s| {
-        if s.pkt.kind == PacketKind::Data && s.pkt.seq == 2000 && !lost {
-            lost = true;
-            return Fate::Lose;
-        }
-        Fate::Deliver
-    });
+    p.run_until(
+        us(50),
+        lose_first(|s| s.pkt.kind == PacketKind::Data && s.pkt.seq == 2000),
+    );
     let nacks = p.arrived(RX, PacketKind::Nack);
     assert!(!nacks.is_empty());
     let nack = nacks[0];
@@ -135,14 +143,10 @@ fn an_irn_sender_resends_only_the_lost_packet() {
     let run = star("[switch.pfc]\nenabled = false\n[nic]\nloss_recovery = \"irn\"\n");
     let mut p = NicPair::new(&run, 1, 100 * MTU);
     p.start(0);
-    let mut lost = false;
-    p.run_until(us(50), |s| {
-        if s.pkt.kind == PacketKind::Data && s.pkt.seq == 2000 && !lost {
-            lost = true;
-            return Fate::Lose;
-        }
-        Fate::Deliver
-    });
+    p.run_until(
+        us(50),
+        lose_first(|s| s.pkt.kind == PacketKind::Data && s.pkt.seq == 2000),
+    );
     let retx: Vec<u64> = data(&p)
         .iter()
         .filter(|s| s.pkt.has(flag::RETX))
@@ -168,15 +172,8 @@ fn an_irn_sender_resends_only_the_lost_packet() {
 fn when_acks_stop_the_rto_fires_and_the_sender_resends() {
     let mut p = NicPair::new(&star("[nic]\nrto = \"100us\"\n"), 1, 3 * MTU);
     p.start(0);
-    let mut lost = false;
-    p.run_until(us(500), |s| {
-        // The last packet is lost: no later packet reveals the gap.
-        if s.pkt.has(flag::LAST) && !lost {
-            lost = true;
-            return Fate::Lose;
-        }
-        Fate::Deliver
-    });
+    // The last packet is lost: no later packet reveals the gap.
+    p.run_until(us(500), lose_first(|s| s.pkt.has(flag::LAST)));
     assert!(p.arrived(RX, PacketKind::Nack).is_empty());
     let acks = p.arrived(RX, PacketKind::Ack);
     let before = acks.iter().find(|s| s.pkt.seq == 2000).unwrap();

@@ -351,33 +351,32 @@ impl Sim {
                     self.q.schedule_cold(at, Event::FlowStart { host }.pack());
                 }
             }
-            let out = self.cfg.output.clone();
-            let out = &out;
+            let out = &self.cfg.output;
             if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
                 let what = SAMPLE_QUEUES;
-                self.world_timer(t, Event::Sample { what }.pack());
+                self.q.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some(iv) = out.link_utilization
                 && self.rec.link_util_on()
             {
                 let what = SAMPLE_LINKS;
-                self.world_timer(t + iv, Event::Sample { what }.pack());
+                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if let Some((_, iv)) = out.flow_rates
                 && self.rec.flow_rates_on()
             {
                 let what = SAMPLE_FLOWS;
-                self.world_timer(t + iv, Event::Sample { what }.pack());
+                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
                 let what = SAMPLE_RATES;
-                self.world_timer(t, Event::Sample { what }.pack());
+                self.q.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some((start, _)) = out.qlen_mon
                 && self.rec.ns3_qlen_on()
             {
                 let what = SAMPLE_NS3_QLEN;
-                self.world_timer(start, Event::Sample { what }.pack());
+                self.q.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
         let limit = SimTime(self.limits.max_sim_time.ps());
@@ -576,11 +575,6 @@ impl Sim {
         }
     }
 
-    /// Schedules one of the dispatcher's own events (samplers).
-    fn world_timer(&mut self, at: SimTime, ev: Packed) {
-        self.q.schedule_cold(at, ev);
-    }
-
     #[inline]
     fn host_of(&self, node: NodeId) -> usize {
         self.cfg.topo.kind_index[node.idx()] as usize
@@ -650,7 +644,8 @@ impl Sim {
             }
         };
         if let Some(iv) = iv {
-            self.world_timer(now + iv, Event::Sample { what }.pack());
+            self.q
+                .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
     }
 
@@ -735,7 +730,8 @@ impl Sim {
         }
         if let Some(iv) = self.trace_rates {
             let what = SAMPLE_RATES;
-            self.world_timer(now + iv, Event::Sample { what }.pack());
+            self.q
+                .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
     }
 }
