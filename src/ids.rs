@@ -29,6 +29,11 @@ index_type!(
     /// A flow: its index in start order (fct.csv `flow_id`).
     FlowId
 );
+
+impl FlowId {
+    /// No flow (PFC frames and packets not yet assigned to one).
+    pub const NONE: FlowId = FlowId(u32::MAX);
+}
 index_type!(
     /// A NIC: its index among hosts.
     HostIdx

@@ -19,7 +19,7 @@
 //! a push into the ring of that link.
 
 use crate::engine::{EventQueue, lead};
-use crate::ids::EgressId;
+use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{PfcKind, Recorder};
 use crate::packet::{PacketId, PacketPool};
@@ -34,22 +34,47 @@ use std::collections::VecDeque;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// An egress port finished (or may have finished) serializing; send the next packet.
-    TxDone { egress: u32 },
+    TxDone { egress: EgressId },
     /// The head packet in flight on a link (named by its sending egress) reaches the peer.
-    Arrive { link: u32 },
+    Arrive { link: EgressId },
     /// The next flow(s) a NIC sources begin (the NIC's start timer).
-    FlowStart { host: u32 },
+    FlowStart { host: HostIdx },
     /// A flow's controller timer or retransmission deadline (at its sender).
-    QpTimer { flow: u32 },
-    /// Sample a recorder (the dispatcher's observers; see `sim::SAMPLE_*`).
-    Sample { what: u32 },
+    QpTimer { flow: FlowId },
+    /// Sample a recorder (the dispatcher's observers).
+    Sample { what: Sampler },
     /// The end of a flow's DCQCN NP window (§3.1, Fig. 6), at its receiver: a CNP
     /// if a packet marked inside the window is still unanswered.
-    CnpTimer { flow: u32 },
+    CnpTimer { flow: FlowId },
     /// A timed pause of an egress port may have lapsed.
-    PauseExpiry { egress: u32 },
+    PauseExpiry { egress: EgressId },
     /// A switch's flow-control timer (P-PFC ticks, deadlock confirmation).
-    SwitchTimer { switch: u32 },
+    SwitchTimer { switch: SwitchIdx },
+}
+
+/// The dispatcher's periodic observers (`Event::Sample` targets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampler {
+    /// Queue lengths of the watched ports (queue.csv).
+    Queues = 0,
+    /// Link utilization (link_util.csv).
+    Links = 1,
+    /// Flow rates (flow_rates.csv).
+    Flows = 2,
+    /// The ns-3 qlen.txt monitor.
+    Ns3Qlen = 3,
+    /// The per-flow sending-rate trace kept in memory.
+    Rates = 4,
+}
+
+impl Sampler {
+    const ALL: [Sampler; 5] = [
+        Sampler::Queues,
+        Sampler::Links,
+        Sampler::Flows,
+        Sampler::Ns3Qlen,
+        Sampler::Rates,
+    ];
 }
 
 const TAG_SHIFT: u32 = 29;
@@ -76,14 +101,14 @@ impl Event {
     #[inline]
     pub fn pack(self) -> Packed {
         let (tag, idx) = match self {
-            Event::TxDone { egress } => (0, egress),
-            Event::Arrive { link } => (1, link),
-            Event::FlowStart { host } => (2, host),
-            Event::QpTimer { flow } => (3, flow),
-            Event::Sample { what } => (4, what),
-            Event::CnpTimer { flow } => (5, flow),
-            Event::PauseExpiry { egress } => (6, egress),
-            Event::SwitchTimer { switch } => (7, switch),
+            Event::TxDone { egress } => (0, egress.0),
+            Event::Arrive { link } => (1, link.0),
+            Event::FlowStart { host } => (2, host.0),
+            Event::QpTimer { flow } => (3, flow.0),
+            Event::Sample { what } => (4, what as u32),
+            Event::CnpTimer { flow } => (5, flow.0),
+            Event::PauseExpiry { egress } => (6, egress.0),
+            Event::SwitchTimer { switch } => (7, switch.0),
         };
         assert!(
             idx <= MAX_EVENT_INDEX,
@@ -98,14 +123,24 @@ impl Packed {
     pub fn unpack(self) -> Event {
         let idx = self.0 & MAX_EVENT_INDEX;
         match self.0 >> TAG_SHIFT {
-            0 => Event::TxDone { egress: idx },
-            1 => Event::Arrive { link: idx },
-            2 => Event::FlowStart { host: idx },
-            3 => Event::QpTimer { flow: idx },
-            4 => Event::Sample { what: idx },
-            5 => Event::CnpTimer { flow: idx },
-            6 => Event::PauseExpiry { egress: idx },
-            _ => Event::SwitchTimer { switch: idx },
+            0 => Event::TxDone {
+                egress: EgressId(idx),
+            },
+            1 => Event::Arrive {
+                link: EgressId(idx),
+            },
+            2 => Event::FlowStart { host: HostIdx(idx) },
+            3 => Event::QpTimer { flow: FlowId(idx) },
+            4 => Event::Sample {
+                what: Sampler::ALL[idx as usize],
+            },
+            5 => Event::CnpTimer { flow: FlowId(idx) },
+            6 => Event::PauseExpiry {
+                egress: EgressId(idx),
+            },
+            _ => Event::SwitchTimer {
+                switch: SwitchIdx(idx),
+            },
         }
     }
 }
@@ -214,7 +249,7 @@ impl<'a> Ctx<'a> {
         let lead = lead(self.now, at);
         if self.links.push(link, id, at, lead) {
             self.q
-                .schedule_lead(at, lead, Event::Arrive { link: link.0 }.pack());
+                .schedule_lead(at, lead, Event::Arrive { link }.pack());
         }
     }
 }
@@ -254,7 +289,7 @@ impl Ctx<'_> {
                 now + quanta_to_time(eg.rate, quanta)
             };
             if eg.pause(class, now, expiry) {
-                self.rec.pfc_event(now, node.0, port, class, PfcKind::Pause);
+                self.rec.pfc_event(now, node, port, class, PfcKind::Pause);
                 r.newly_paused = Some(class);
             }
             self.diag.pause_received(gid, class, root, hop);
@@ -264,8 +299,7 @@ impl Ctx<'_> {
         } else {
             let since = eg.paused_since[class as usize];
             if eg.resume(class, now) {
-                self.rec
-                    .pfc_event(now, node.0, port, class, PfcKind::Resume);
+                self.rec.pfc_event(now, node, port, class, PfcKind::Resume);
                 self.diag.resumed(gid, class, since, now, false);
                 r.resumed = true;
             }
@@ -281,7 +315,7 @@ impl Ctx<'_> {
             if eg.is_paused(c) && eg.pause_expiry[c as usize] <= now {
                 let since = eg.paused_since[c as usize];
                 eg.resume(c, now);
-                self.rec.pfc_event(now, node.0, port, c, PfcKind::Expire);
+                self.rec.pfc_event(now, node, port, c, PfcKind::Expire);
                 self.diag.resumed(eg.gid, c, since, now, true);
                 any = true;
             }
@@ -297,16 +331,24 @@ mod tests {
     #[test]
     fn every_event_survives_packing() {
         let all = [
-            Event::TxDone { egress: 7 },
-            Event::Arrive {
-                link: MAX_EVENT_INDEX,
+            Event::TxDone {
+                egress: EgressId(7),
             },
-            Event::FlowStart { host: 2 },
-            Event::QpTimer { flow: 3 },
-            Event::Sample { what: 4 },
-            Event::CnpTimer { flow: 0 },
-            Event::PauseExpiry { egress: 12 },
-            Event::SwitchTimer { switch: 9 },
+            Event::Arrive {
+                link: EgressId(MAX_EVENT_INDEX),
+            },
+            Event::FlowStart { host: HostIdx(2) },
+            Event::QpTimer { flow: FlowId(3) },
+            Event::Sample {
+                what: Sampler::Rates,
+            },
+            Event::CnpTimer { flow: FlowId(0) },
+            Event::PauseExpiry {
+                egress: EgressId(12),
+            },
+            Event::SwitchTimer {
+                switch: SwitchIdx(9),
+            },
         ];
         for e in all {
             assert_eq!(e.pack().unpack(), e);

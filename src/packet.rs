@@ -4,6 +4,8 @@
 //! else refers to them by [`PacketId`]; queues are intrusive FIFO lists threaded
 //! through `Packet::next`. After warm-up the hot path allocates nothing.
 
+use crate::ids::FlowId;
+use crate::topology::NodeId;
 use crate::units::{Rate, SimTime};
 
 /// Index of a packet in the pool.
@@ -54,9 +56,11 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// Next packet in whatever queue holds this one.
     pub next: PacketId,
-    pub flow: u32,
-    pub src: u32,
-    pub dst: u32,
+    /// The flow it belongs to; [`FlowId::NONE`] for PFC frames.
+    pub flow: FlowId,
+    /// Source and destination hosts (a PFC frame: the sending switch or NIC).
+    pub src: NodeId,
+    pub dst: NodeId,
     /// Bytes on the wire (headers, INT and payload).
     pub wire: u32,
     /// NACK with IRN loss recovery: the packet number (`seq / mtu`) of the
@@ -111,9 +115,9 @@ impl Packet {
             seq: 0,
             sent_at: SimTime::ZERO,
             next: NIL,
-            flow: u32::MAX,
-            src: 0,
-            dst: 0,
+            flow: FlowId::NONE,
+            src: NodeId(0),
+            dst: NodeId(0),
             payload: 0,
             wire: 0,
             aux: 0,

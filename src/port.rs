@@ -29,7 +29,7 @@ pub fn quanta_to_time(rate: Rate, quanta: u16) -> Delta {
 #[derive(Clone, Debug)]
 pub struct Egress {
     /// Global index of this egress port (event addressing).
-    pub gid: u32,
+    pub gid: EgressId,
     pub peer: NodeId,
     pub peer_port: u16,
     pub rate: Rate,
@@ -57,7 +57,7 @@ pub struct Egress {
 }
 
 impl Egress {
-    pub fn new(gid: u32, info: &PortInfo, serialization: Serialization) -> Egress {
+    pub fn new(gid: EgressId, info: &PortInfo, serialization: Serialization) -> Egress {
         let bps = info.rate.bps();
         let ps_per_byte = match serialization {
             Serialization::Exact if (8 * crate::units::PS_PER_S).is_multiple_of(bps) => {
@@ -89,7 +89,7 @@ impl Egress {
     /// ring of the receiving side, [`crate::node::Links`]).
     #[inline]
     pub fn link(&self) -> EgressId {
-        EgressId(self.gid)
+        self.gid
     }
 
     /// Serialization time of `bytes` on this port.

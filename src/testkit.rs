@@ -17,7 +17,7 @@
 
 use crate::config::RunConfig;
 use crate::engine::EventQueue;
-use crate::ids::{EgressId, FlowId, HostIdx};
+use crate::ids::{EgressId, FlowId};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
 use crate::node::{Ctx, Event, Links, Packed, Progress};
@@ -97,8 +97,8 @@ impl World {
 
     /// Takes the packet arriving now off `link` (as the dispatcher does on an
     /// `Arrive` event): schedules the next arrival on it, if any.
-    pub fn land(&mut self, link: u32) -> PacketId {
-        let (id, next) = self.links.land(EgressId(link));
+    pub fn land(&mut self, link: EgressId) -> PacketId {
+        let (id, next) = self.links.land(link);
         if let Some((at, lead)) = next {
             self.q
                 .schedule_lead(at, lead, Event::Arrive { link }.pack());
@@ -107,7 +107,7 @@ impl World {
     }
 
     /// A copy of packet `id` (and its INT records) that arrived at `at` over `link`.
-    pub fn seen(&self, at: SimTime, link: u32, id: PacketId) -> Seen {
+    pub fn seen(&self, at: SimTime, link: EgressId, id: PacketId) -> Seen {
         let pkt = self.pool.get(id).clone();
         let hops = self.pool.int(id)[..pkt.n_hops as usize].to_vec();
         Seen {
@@ -126,7 +126,7 @@ impl World {
         p.pause_quanta = quanta;
         p.wire = 64;
         if quanta > 0 {
-            let peer = self.n_links as u32;
+            let peer = EgressId::from_idx(self.n_links);
             let (root, hop) = self.diag.pause_sent(peer, class, false, None);
             p.seq = root as u64;
             p.aux = hop as u32;
@@ -211,16 +211,16 @@ pub(crate) fn flow(cfg: &RunConfig, src: u32, dst: u32, size: u64, slot: u32) ->
 
 /// Host `host`'s NIC of `cfg`, sending into egress `gid`, with `n_send` sending
 /// and `n_recv` receiving queue pairs.
-pub(crate) fn nic(cfg: &RunConfig, host: u32, gid: u32, n_send: usize, n_recv: usize) -> Nic {
+pub(crate) fn nic(cfg: &RunConfig, host: u32, gid: EgressId, n_send: usize, n_recv: usize) -> Nic {
     let node = NodeId(host);
     let rng = |salt: u64| ChaCha8Rng::seed_from_u64(salt ^ host as u64);
     Nic::new(
         node,
-        HostIdx(cfg.topo.kind_index[node.idx()]),
+        cfg.topo.host_idx(node),
         Egress::new(gid, cfg.topo.host_port(node), cfg.model.serialization),
         (rng(0x41c), rng(0x7cc)),
         // Flow ids equal their slots here; tests start flows with `start_flow`.
-        (0..n_send as u32).collect(),
+        (0..n_send).map(FlowId::from_idx).collect(),
         n_recv,
     )
 }
@@ -228,7 +228,12 @@ pub(crate) fn nic(cfg: &RunConfig, host: u32, gid: u32, n_send: usize, n_recv: u
 /// Switch number `si` of `cfg`, built as `Sim::new` builds it; port `p` sends
 /// into egress `p`.
 pub(crate) fn switch(cfg: &RunConfig, si: usize) -> Switch {
-    crate::sim::build_switch(cfg, si, cfg.seed, &mut |_, port| port as u32)
+    crate::sim::build_switch(cfg, si, cfg.seed, &mut |_, port| EgressId::from_idx(port))
+}
+
+/// The port of a [`switch`] rig's switch that sends into egress `gid`.
+fn port_of(gid: EgressId) -> u16 {
+    u16::try_from(gid.0).expect("a rig's switch has few ports")
 }
 
 /// The switch configuration a run of `cfg` would use.
@@ -246,15 +251,15 @@ pub(crate) fn switch_config(cfg: &RunConfig) -> SwitchConfig {
 pub(crate) struct Seen {
     pub at: SimTime,
     /// The egress it left (a rig's local id).
-    pub link: u32,
+    pub link: EgressId,
     pub pkt: Packet,
     /// Its INT records (`pkt.n_hops` of them).
     pub hops: Vec<IntHop>,
 }
 
 /// Egress id of the sender NIC in a [`NicPair`]; the receiver's is [`RX`].
-pub(crate) const TX: u32 = 0;
-pub(crate) const RX: u32 = 1;
+pub(crate) const TX: EgressId = EgressId(0);
+pub(crate) const RX: EgressId = EgressId(1);
 
 /// A sender NIC (host 1 of [`star`]) and a receiver NIC (host 0) joined back to
 /// back by a wire of the host link's delay, which the test controls.
@@ -297,12 +302,12 @@ impl NicPair {
 
     /// Hands packet `p` to the NIC at the end of egress `link` now (as if it
     /// had just arrived from the wire).
-    pub fn inject(&mut self, link: u32, p: Packet) {
+    pub fn inject(&mut self, link: EgressId, p: Packet) {
         let id = self.w.alloc(p);
         self.deliver(link, id);
     }
 
-    fn deliver(&mut self, link: u32, id: PacketId) {
+    fn deliver(&mut self, link: EgressId, id: PacketId) {
         let env = NicEnv {
             cfg: &self.cfg,
             flows: &self.flows,
@@ -355,12 +360,8 @@ impl NicPair {
                     };
                     nic.on_pause_expiry(&mut self.w.ctx(), env)
                 }
-                Event::QpTimer { flow } => {
-                    self.tx.on_qp_timer(&mut self.w.ctx(), env, FlowId(flow))
-                }
-                Event::CnpTimer { flow } => {
-                    self.rx.on_cnp_timer(&mut self.w.ctx(), env, FlowId(flow))
-                }
+                Event::QpTimer { flow } => self.tx.on_qp_timer(&mut self.w.ctx(), env, flow),
+                Event::CnpTimer { flow } => self.rx.on_cnp_timer(&mut self.w.ctx(), env, flow),
                 e => panic!("a NIC pair has no {e:?}"),
             }
         }
@@ -373,7 +374,7 @@ impl NicPair {
     }
 
     /// The packets that arrived over egress `link` so far, of `kind`.
-    pub fn arrived(&self, link: u32, kind: PacketKind) -> Vec<&Seen> {
+    pub fn arrived(&self, link: EgressId, kind: PacketKind) -> Vec<&Seen> {
         self.seen
             .iter()
             .filter(|s| s.link == link && s.pkt.kind == kind)
@@ -440,11 +441,11 @@ impl SwitchBench {
                     self.w.pool.free(id);
                 }
                 Event::TxDone { egress } => {
-                    self.sw.on_tx_done(&mut self.w.ctx(), env, egress as u16)
+                    self.sw.on_tx_done(&mut self.w.ctx(), env, port_of(egress))
                 }
                 Event::PauseExpiry { egress } => {
                     self.sw
-                        .on_pause_expiry(&mut self.w.ctx(), env, egress as u16)
+                        .on_pause_expiry(&mut self.w.ctx(), env, port_of(egress))
                 }
                 Event::SwitchTimer { .. } => {
                     let mut frames = Vec::new();
@@ -460,7 +461,7 @@ impl SwitchBench {
     pub fn left(&self, p: u16, kind: PacketKind) -> Vec<&Seen> {
         self.out
             .iter()
-            .filter(|s| s.link == p as u32 && s.pkt.kind == kind)
+            .filter(|s| port_of(s.link) == p && s.pkt.kind == kind)
             .collect()
     }
 }
@@ -469,11 +470,11 @@ impl SwitchBench {
 /// bytes at `seq`, class 3, `wire` bytes on the wire.
 pub(crate) fn data(src: u32, dst: u32, sport: u16, seq: u64, payload: u16, wire: u32) -> Packet {
     let mut p = Packet::new(PacketKind::Data);
-    p.src = src;
-    p.dst = dst;
+    p.src = NodeId(src);
+    p.dst = NodeId(dst);
     p.sport = sport;
     p.dport = 100;
-    p.flow = 0;
+    p.flow = FlowId(0);
     p.seq = seq;
     p.payload = payload;
     p.wire = wire;

@@ -137,7 +137,7 @@ pub struct Nic {
     /// ACK/NACK/CNP waiting to go out.
     pub ctrl: PktQueue,
     /// Flows with a sending queue pair here that has not completed, in start order.
-    pub active: Vec<u32>,
+    pub active: Vec<FlowId>,
     /// Round-robin position in `active`.
     pub rr: usize,
     pub rng: ChaCha8Rng,
@@ -152,7 +152,7 @@ pub struct Nic {
     /// Receiving queue pairs, by [`FlowInfo::recv_slot`].
     pub recv: Vec<RecvQp>,
     /// The flows sourced here, in start order, and the next to start.
-    starts: Vec<u32>,
+    starts: Vec<FlowId>,
     next_start: usize,
 }
 
@@ -163,7 +163,7 @@ impl Nic {
         idx: HostIdx,
         eg: Egress,
         rngs: (ChaCha8Rng, ChaCha8Rng),
-        starts: Vec<u32>,
+        starts: Vec<FlowId>,
         n_recv: usize,
     ) -> Nic {
         let n_send = starts.len();
@@ -187,7 +187,7 @@ impl Nic {
     /// When the next flow sourced here starts, if any is left.
     pub fn next_start(&self, env: NicEnv) -> Option<SimTime> {
         let fid = *self.starts.get(self.next_start)?;
-        Some(env.flows[fid as usize].spec.start)
+        Some(env.flows[fid.idx()].spec.start)
     }
 
     /// The NIC's start timer: flows whose start time has come begin, in start
@@ -196,12 +196,12 @@ impl Nic {
         while let Some(t) = self.next_start(env)
             && t <= ctx.now
         {
-            let fid = FlowId(self.starts[self.next_start]);
+            let fid = self.starts[self.next_start];
             self.next_start += 1;
             self.start_flow(ctx, env, fid);
         }
         if let Some(t) = self.next_start(env) {
-            ctx.schedule_timer(t, Event::FlowStart { host: self.idx.0 });
+            ctx.schedule_timer(t, Event::FlowStart { host: self.idx });
         }
     }
 
@@ -256,8 +256,8 @@ impl Nic {
 
     /// The sending queue pair of `fid` (which must have started).
     #[inline]
-    fn sqp(&mut self, env: NicEnv, fid: usize) -> Option<&mut SendQp> {
-        self.send[env.flows[fid].send_slot as usize].as_mut()
+    fn sqp(&mut self, env: NicEnv, fid: FlowId) -> Option<&mut SendQp> {
+        self.send[env.flows[fid.idx()].send_slot as usize].as_mut()
     }
 
     /// What flow `fid`'s controller is told about its path.

@@ -19,7 +19,7 @@ impl Nic {
         let now = ctx.now;
         let cfg = env.cfg;
         let pkt = ctx.pool.get(id);
-        let fid = pkt.flow as usize;
+        let fid = pkt.flow;
         let (seq, payload, ce, n_hops) = (
             pkt.seq,
             pkt.payload as u64,
@@ -29,7 +29,7 @@ impl Nic {
         ctx.rec.packet_delivered(fid, pkt.sent_at, now);
         let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
         let last = pkt.has(flag::LAST);
-        let f = &env.flows[fid];
+        let f = &env.flows[fid.idx()];
         let rx = &mut self.recv[f.recv_slot as usize];
         if rx.irn.is_none() && rx.expected == 0 && rx.delivered == 0 {
             rx.irn = cfg.transport.new_receiver(f.irn_cap);
@@ -48,14 +48,14 @@ impl Nic {
                         Some(t) if now.since(t) < interval => {
                             if !rx.cnp_pending {
                                 rx.cnp_pending = true;
-                                let ev = Event::CnpTimer { flow: fid as u32 };
+                                let ev = Event::CnpTimer { flow: fid };
                                 ctx.schedule_timer(t + interval, ev);
                             }
                         }
                         _ => {
                             rx.last_cnp = Some(now);
                             rx.cnp_pending = false;
-                            self.send_cnp(ctx, env, FlowId(fid as u32));
+                            self.send_cnp(ctx, env, fid);
                         }
                     }
                 }
@@ -80,7 +80,7 @@ impl Nic {
         if let Some(rk) = &cfg.receiver {
             let ev = RxEvent {
                 now,
-                flow: fid as u32,
+                flow: fid.0,
                 seq,
                 payload,
                 wire,
@@ -144,9 +144,9 @@ impl Nic {
         let f = &env.flows[fid.idx()];
         let cid = ctx.pool.alloc_blank(PacketKind::Cnp);
         let cnp = ctx.pool.get_mut(cid);
-        cnp.flow = fid.0;
-        cnp.src = f.spec.dst.0;
-        cnp.dst = f.spec.src.0;
+        cnp.flow = fid;
+        cnp.src = f.spec.dst;
+        cnp.dst = f.spec.src;
         cnp.sport = f.spec.dport;
         cnp.dport = f.sport;
         cnp.wire = env.cfg.model.sizes.cnp;

@@ -23,19 +23,19 @@ impl Nic {
         let mut qp = SendQp::new(f.spec.size, cc, now);
         qp.irn = f.irn_cap.map(IrnSender::new);
         self.send[f.send_slot as usize] = Some(qp);
-        self.active.push(fid.0);
+        self.active.push(fid);
         ctx.progress.started += 1;
         if ctx.progress.done + 1 == ctx.progress.started {
             // First active flow after an idle period: progress starts now.
             ctx.progress.last = now;
         }
-        ctx.diag.flow_started(fid.0, f.spec.class);
+        ctx.diag.flow_started(fid, f.spec.class);
         self.kick(ctx, env);
     }
 
     /// A CNP for one of the flows sent from here (DCQCN §3.1 RP).
     pub(super) fn receive_cnp(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
-        let fid = ctx.pool.get(id).flow as usize;
+        let fid = ctx.pool.get(id).flow;
         ctx.pool.free(id);
         if let Some(qp) = self.sqp(env, fid).filter(|q| !q.done) {
             let before = qp.cc.rate();
@@ -50,7 +50,7 @@ impl Nic {
     pub(super) fn receive_ack(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
         let now = ctx.now;
         let pkt = ctx.pool.get(id);
-        let fid = pkt.flow as usize;
+        let fid = pkt.flow;
         let (ece, rx_busy) = (pkt.has(flag::ECE), pkt.has(flag::RX_BUSY));
         let (seq, is_nack, cnp_flag, sent_at, window, sack) = (
             pkt.seq,
@@ -103,7 +103,7 @@ impl Nic {
     /// timer, and let the NIC try to send. A packet's arrival always lets it try;
     /// a timer does only with the eager scheduler or when it resent something
     /// (ns-3's controller timers change the rate and nothing else).
-    fn after_cc(&mut self, ctx: &mut Ctx, env: NicEnv, fid: usize, before: Rate, packet: bool) {
+    fn after_cc(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId, before: Rate, packet: bool) {
         let model = &env.cfg.model;
         let qp = self.sqp(env, fid).expect("sender exists");
         let rate = qp.cc.rate();
@@ -126,8 +126,8 @@ impl Nic {
     }
 
     /// The last byte of flow `fid` is acknowledged: its record goes out.
-    fn complete(&mut self, ctx: &mut Ctx, env: NicEnv, fid: usize) {
-        if let Some(pos) = self.active.iter().position(|&f| f as usize == fid) {
+    fn complete(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
+        if let Some(pos) = self.active.iter().position(|&f| f == fid) {
             self.active.remove(pos);
             if self.rr > pos {
                 self.rr -= 1;
@@ -137,10 +137,10 @@ impl Nic {
             }
         }
         let now = ctx.now;
-        let f = &env.flows[fid];
+        let f = &env.flows[fid.idx()];
         let fct = now.since(f.spec.start);
         ctx.progress.done += 1;
-        ctx.diag.flow_finished(fid as u32);
+        ctx.diag.flow_finished(fid);
         let qp = self.send[f.send_slot as usize]
             .as_ref()
             .expect("completed flows have a sender");
@@ -155,7 +155,7 @@ impl Nic {
             ctx.rec.flow_rate(now, fid, c);
         }
         ctx.rec.flow_done(FctRecord {
-            flow_id: fid as u32,
+            flow_id: fid.0,
             src: f.spec.src.0,
             dst: f.spec.dst.0,
             sport: f.sport,
@@ -174,20 +174,19 @@ impl Nic {
 
     /// Makes sure a `QpTimer` event comes by the earliest of the controller's timer
     /// and the retransmission deadline.
-    pub(super) fn arm_timer(&mut self, ctx: &mut Ctx, env: NicEnv, fid: usize) {
+    pub(super) fn arm_timer(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let qp = self.sqp(env, fid).expect("sender exists");
         let want = qp.cc.next_timer().unwrap_or(SimTime::MAX).min(qp.rto_at);
         if want < qp.timer_at {
             let at = want.max(ctx.now);
             qp.timer_at = at;
-            ctx.schedule_timer(at, Event::QpTimer { flow: fid as u32 });
+            ctx.schedule_timer(at, Event::QpTimer { flow: fid });
         }
     }
 
-    /// Flow `flow`'s controller timer or retransmission deadline.
-    pub fn on_qp_timer(&mut self, ctx: &mut Ctx, env: NicEnv, flow: FlowId) {
+    /// Flow `fid`'s controller timer or retransmission deadline.
+    pub fn on_qp_timer(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let now = ctx.now;
-        let fid = flow.idx();
         let Some(qp) = self.sqp(env, fid).filter(|q| !q.done) else {
             return;
         };

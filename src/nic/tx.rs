@@ -78,8 +78,8 @@ impl Nic {
         let n = self.active.len();
         for k in 0..n {
             let i = (self.rr + k) % n;
-            let fid = self.active[i] as usize;
-            let f = &env.flows[fid];
+            let fid = self.active[i];
+            let f = &env.flows[fid.idx()];
             let qp = self.send[f.send_slot as usize]
                 .as_mut()
                 .expect("active flows have a sender");
@@ -97,9 +97,9 @@ impl Nic {
             let id = ctx.pool.alloc_blank(PacketKind::Data);
             let pkt = ctx.pool.get_mut(id);
             pkt.class = f.spec.class;
-            pkt.flow = fid as u32;
-            pkt.src = f.spec.src.0;
-            pkt.dst = f.spec.dst.0;
+            pkt.flow = fid;
+            pkt.src = f.spec.src;
+            pkt.dst = f.spec.dst;
             pkt.sport = f.sport;
             pkt.dport = f.spec.dport;
             pkt.seq = seg.seq;
@@ -162,7 +162,7 @@ impl Nic {
             .active
             .iter()
             .filter_map(|&fid| {
-                let qp = self.send[env.flows[fid as usize].send_slot as usize].as_ref()?;
+                let qp = self.send[env.flows[fid.idx()].send_slot as usize].as_ref()?;
                 qp.has_data().then_some(qp.next_avail)
             })
             .min()
@@ -203,7 +203,7 @@ impl Nic {
         } else {
             let mtu = env.cfg.transport.mtu;
             for &fid in &self.active {
-                let f = &env.flows[fid as usize];
+                let f = &env.flows[fid.idx()];
                 let qp = self.send[f.send_slot as usize]
                     .as_ref()
                     .expect("active flows have a sender");

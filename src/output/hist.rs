@@ -12,6 +12,7 @@
 //! is added to the bin of the length that held during it. Time at length 0 is not
 //! accumulated: it is the window minus everything else, so idle ports cost nothing.
 
+use crate::ids::EgressId;
 use crate::units::SimTime;
 
 /// Number of bins.
@@ -75,8 +76,8 @@ impl QueueHists {
 
     /// The queue of egress `gid` is about to change from `old` bytes at `now`.
     #[inline]
-    pub fn change(&mut self, gid: u32, now: SimTime, old: u64) {
-        let p = &mut self.ports[gid as usize];
+    pub fn change(&mut self, gid: EgressId, now: SimTime, old: u64) {
+        let p = &mut self.ports[gid.idx()];
         if old > 0 {
             let dt = now.ps().saturating_sub(p.since.ps());
             if p.ps.is_empty() {
@@ -90,9 +91,9 @@ impl QueueHists {
     /// Non-empty bins of egress `gid` over `[start, end]` as `(lo, hi, ps)`, the
     /// empty-queue bin first. The caller must have reported the state at `end`
     /// (a `change` at `end`).
-    pub fn rows(&self, gid: u32, end: SimTime) -> Vec<(u64, u64, u64)> {
+    pub fn rows(&self, gid: EgressId, end: SimTime) -> Vec<(u64, u64, u64)> {
         let window = end.ps().saturating_sub(self.start.ps());
-        let p = &self.ports[gid as usize];
+        let p = &self.ports[gid.idx()];
         let busy: u64 = p.ps.iter().sum();
         let mut rows = Vec::new();
         if window > busy {
@@ -173,17 +174,17 @@ mod tests {
     fn queue_histogram_mass_is_the_window_and_lengths_land_in_their_bins() {
         let ps = |us: u64| SimTime(us * 1_000_000);
         let mut h = QueueHists::new(2, ps(10));
-        h.change(1, ps(12), 0); // empty 10..12
-        h.change(1, ps(15), 1000); // 1000 B for 3 us
-        h.change(1, ps(16), 3000); // 3000 B for 1 us
-        h.change(1, ps(20), 0); // empty 16..20
-        let rows = h.rows(1, ps(20));
+        h.change(EgressId(1), ps(12), 0); // empty 10..12
+        h.change(EgressId(1), ps(15), 1000); // 1000 B for 3 us
+        h.change(EgressId(1), ps(16), 3000); // 3000 B for 1 us
+        h.change(EgressId(1), ps(20), 0); // empty 16..20
+        let rows = h.rows(EgressId(1), ps(20));
         assert_eq!(rows.iter().map(|r| r.2).sum::<u64>(), ps(10).ps());
         assert_eq!(rows[0], (0, 1, ps(6).ps()));
         let at = |v: u64| rows.iter().find(|r| r.0 <= v && v < r.1).unwrap().2;
         assert_eq!(at(1000), ps(3).ps());
         assert_eq!(at(3000), ps(1).ps());
         // A port that never queued: all of the window at zero.
-        assert_eq!(h.rows(0, ps(20)), vec![(0, 1, ps(10).ps())]);
+        assert_eq!(h.rows(EgressId(0), ps(20)), vec![(0, 1, ps(10).ps())]);
     }
 }

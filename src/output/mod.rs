@@ -30,6 +30,8 @@ pub use series::{FlowCounters, PortCounters};
 pub use summary::{PfcHeadline, Summary, SummaryInput, Timing, percentile};
 
 use crate::error::Error;
+use crate::ids::{EgressId, FlowId};
+use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -146,8 +148,8 @@ pub const FCT_HEADER: &str = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_f
 /// One egress port the per-port recorders watch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WatchedPort {
-    pub gid: u32,
-    pub node: u32,
+    pub gid: EgressId,
+    pub node: NodeId,
     pub port: u16,
 }
 
@@ -261,7 +263,7 @@ impl Recorder {
         }
         if plan.fct_format == plan::FctFormat::Ns3 {
             let is_switch = (0..cfg.topo.spec.kinds.len())
-                .map(|n| !cfg.topo.is_host(crate::topology::NodeId(n as u32)))
+                .map(|n| !cfg.topo.is_host(NodeId::from_idx(n)))
                 .collect();
             self.ns3 = Some(ns3::Ns3Files::create(
                 &dir,
@@ -295,7 +297,7 @@ impl Recorder {
     pub fn ns3_qlen_sample(
         &mut self,
         now: SimTime,
-        ports: impl Iterator<Item = (u32, u16, u64)>,
+        ports: impl Iterator<Item = (NodeId, u16, u64)>,
         last: bool,
     ) {
         if let Some(n) = self.ns3.as_mut() {
@@ -306,7 +308,7 @@ impl Recorder {
 
     /// The queue of egress `gid` is about to change from `old` bytes.
     #[inline]
-    pub fn queue_change(&mut self, gid: u32, now: SimTime, old: u64) {
+    pub fn queue_change(&mut self, gid: EgressId, now: SimTime, old: u64) {
         if let Some(h) = self.queue_hist.as_mut() {
             h.change(gid, now, old);
         }
@@ -314,9 +316,9 @@ impl Recorder {
 
     /// A data packet of flow `fid`, sent at `sent_at`, reached its receiver now.
     #[inline]
-    pub fn packet_delivered(&mut self, fid: usize, sent_at: SimTime, now: SimTime) {
+    pub fn packet_delivered(&mut self, fid: FlowId, sent_at: SimTime, now: SimTime) {
         if let Some((sel, h)) = self.latency.as_mut()
-            && sel[fid]
+            && sel[fid.idx()]
         {
             h.add(now.ps().saturating_sub(sent_at.ps()));
         }
@@ -350,11 +352,11 @@ impl Recorder {
 
     /// Whether flow `fid`'s rates are recorded.
     #[inline]
-    pub fn flow_rate_on(&self, fid: usize) -> bool {
+    pub fn flow_rate_on(&self, fid: FlowId) -> bool {
         self.flow_rates.as_ref().is_some_and(|r| r.is_selected(fid))
     }
 
-    pub fn flow_rate(&mut self, now: SimTime, fid: usize, c: FlowCounters) {
+    pub fn flow_rate(&mut self, now: SimTime, fid: FlowId, c: FlowCounters) {
         if let Some(r) = self.flow_rates.as_mut() {
             let res = r.row(now, fid, c);
             self.note(res);
@@ -403,7 +405,7 @@ impl Recorder {
         &self.fct
     }
 
-    pub fn pfc_event(&mut self, now: SimTime, node: u32, port: u16, class: u8, kind: PfcKind) {
+    pub fn pfc_event(&mut self, now: SimTime, node: NodeId, port: u16, class: u8, kind: PfcKind) {
         if let Some(f) = self.pfc_file.as_mut() {
             let ev = match kind {
                 PfcKind::Pause => "pause",
@@ -420,7 +422,7 @@ impl Recorder {
         }
     }
 
-    pub fn queue_sample(&mut self, now: SimTime, node: u32, port: u16, bytes: u64) {
+    pub fn queue_sample(&mut self, now: SimTime, node: NodeId, port: u16, bytes: u64) {
         if let Some(f) = self.queue_file.as_mut() {
             let res =
                 writeln!(f, "{},{node},{port},{bytes}", fmt_ns(now.ps())).map_err(|e| f.err(e));
@@ -429,7 +431,7 @@ impl Recorder {
         if self.keep_samples {
             self.samples.push(QueueSample {
                 time: now,
-                node,
+                node: node.0,
                 port,
                 bytes,
             });

@@ -21,6 +21,7 @@
 
 use super::{AtomicFile, FctRecord, PfcKind};
 use crate::error::Error;
+use crate::topology::NodeId;
 use crate::units::SimTime;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -81,7 +82,7 @@ pub fn parse_fct_line(line: &str) -> Option<Ns3FctLine> {
 /// qlen.txt's per-port histograms of 1 KB bins.
 struct QlenMon {
     file: AtomicFile,
-    dist: BTreeMap<(u32, u16), Vec<u32>>,
+    dist: BTreeMap<(NodeId, u16), Vec<u32>>,
     last_dump: Option<u64>,
 }
 
@@ -150,7 +151,7 @@ impl Ns3Files {
     pub fn pfc_event(
         &mut self,
         now: SimTime,
-        node: u32,
+        node: NodeId,
         port: u16,
         kind: PfcKind,
     ) -> Result<(), Error> {
@@ -159,7 +160,7 @@ impl Ns3Files {
             // ns-3 pauses never lapse; a lapse reads as the resume it amounts to.
             PfcKind::Resume | PfcKind::Expire => 0,
         };
-        let node_type = u8::from(self.is_switch.get(node as usize) == Some(&true));
+        let node_type = u8::from(self.is_switch.get(node.idx()) == Some(&true));
         writeln!(
             self.pfc,
             "{} {node} {node_type} {} {ty}",
@@ -174,7 +175,7 @@ impl Ns3Files {
     pub fn qlen_sample(
         &mut self,
         now: SimTime,
-        ports: impl Iterator<Item = (u32, u16, u64)>,
+        ports: impl Iterator<Item = (NodeId, u16, u64)>,
         last: bool,
     ) -> Result<(), Error> {
         let Some(q) = self.qlen.as_mut() else {

@@ -19,6 +19,7 @@
 //!   queue), found when a pause lands, and confirmed if after `deadlock_confirm`
 //!   the same queues are still paused, non-empty and have sent nothing.
 
+use crate::ids::{EgressId, FlowId, SwitchIdx};
 use crate::port::CLASSES;
 use crate::units::{Delta, SimTime};
 use serde::Serialize;
@@ -90,10 +91,10 @@ pub struct QueueRef {
 #[derive(Clone, Debug)]
 pub struct Candidate {
     /// Egress ids of the cycle, in wait order, and their data bytes sent then.
-    pub cycle: Vec<(u32, u64)>,
+    pub cycle: Vec<(EgressId, u64)>,
     pub class: u8,
     /// Switch whose timer confirms it.
-    pub switch: usize,
+    pub switch: SwitchIdx,
     pub confirm_at: SimTime,
     pub found_at: SimTime,
 }
@@ -124,12 +125,12 @@ pub struct PfcDiag {
     /// Pauses sent per hop (index = hop).
     by_hop: Vec<u64>,
     storm: Vec<[StormAcc; CLASSES]>,
-    storms: Vec<(u32, u8, u64, u64)>,
+    storms: Vec<(EgressId, u8, u64, u64)>,
     storm_windows: u64,
     /// Per egress id of a switch port (= that port's ingress): flows entering
     /// the switch there, with their egress port.
-    pub by_ingress: Vec<Vec<(u32, u16)>>,
-    /// Per flow: pauses it suffered as a victim.
+    pub by_ingress: Vec<Vec<(FlowId, u16)>>,
+    /// Per flow id: pauses it suffered as a victim.
     pub victim_pauses: Vec<u32>,
     /// Per flow: its class while it is active (started, not yet complete),
     /// [`INACTIVE`] otherwise; fed by the NICs' start and completion events.
@@ -167,20 +168,20 @@ impl PfcDiag {
         }
     }
 
-    pub fn counters(&self, gid: u32, class: u8) -> &Counters {
-        &self.counters[gid as usize][class as usize]
+    pub fn counters(&self, gid: EgressId, class: u8) -> &Counters {
+        &self.counters[gid.idx()][class as usize]
     }
 
     /// A pause leaves switch port `gid` because of egress `cause` (`None`:
     /// nothing downstream paused it). Returns the (root, hop) the frame carries.
     pub fn pause_sent(
         &mut self,
-        gid: u32,
+        gid: EgressId,
         class: u8,
         predictive: bool,
-        cause: Option<(u32, u8)>,
+        cause: Option<(EgressId, u8)>,
     ) -> (u32, u8) {
-        let c = &mut self.counters[gid as usize][class as usize];
+        let c = &mut self.counters[gid.idx()][class as usize];
         if predictive {
             c.predictive_tx += 1;
         } else {
@@ -188,7 +189,7 @@ impl PfcDiag {
         }
         let (root, hop) = match cause {
             Some((g, cl)) => {
-                let (root, hop) = self.origin[g as usize][cl as usize];
+                let (root, hop) = self.origin[g.idx()][cl as usize];
                 (root, hop.saturating_add(1))
             }
             None => {
@@ -206,26 +207,33 @@ impl PfcDiag {
     }
 
     /// A timed pause was sent again before it lapsed.
-    pub fn refresh_sent(&mut self, gid: u32, class: u8) {
-        self.counters[gid as usize][class as usize].pause_tx += 1;
+    pub fn refresh_sent(&mut self, gid: EgressId, class: u8) {
+        self.counters[gid.idx()][class as usize].pause_tx += 1;
     }
 
-    pub fn resume_sent(&mut self, gid: u32, class: u8) {
-        self.counters[gid as usize][class as usize].resume_tx += 1;
+    pub fn resume_sent(&mut self, gid: EgressId, class: u8) {
+        self.counters[gid.idx()][class as usize].resume_tx += 1;
     }
 
     /// A PAUSE reached egress `gid`, carrying (root, hop).
-    pub fn pause_received(&mut self, gid: u32, class: u8, root: u32, hop: u8) {
-        self.counters[gid as usize][class as usize].pause_rx += 1;
+    pub fn pause_received(&mut self, gid: EgressId, class: u8, root: u32, hop: u8) {
+        self.counters[gid.idx()][class as usize].pause_rx += 1;
         if (root as usize) < self.root_depth.len() {
-            self.origin[gid as usize][class as usize] = (root, hop);
+            self.origin[gid.idx()][class as usize] = (root, hop);
         }
     }
 
     /// Egress `gid` stopped being paused (RESUME, or the pause lapsed) after being
     /// paused over [`since`, `now`).
-    pub fn resumed(&mut self, gid: u32, class: u8, since: SimTime, now: SimTime, expired: bool) {
-        let c = &mut self.counters[gid as usize][class as usize];
+    pub fn resumed(
+        &mut self,
+        gid: EgressId,
+        class: u8,
+        since: SimTime,
+        now: SimTime,
+        expired: bool,
+    ) {
+        let c = &mut self.counters[gid.idx()][class as usize];
         if expired {
             c.expire += 1;
         } else {
@@ -235,7 +243,7 @@ impl PfcDiag {
     }
 
     /// Accounts [`a`, `b`) of pause to the storm windows of (gid, class).
-    pub fn paused_interval(&mut self, gid: u32, class: u8, a: SimTime, b: SimTime) {
+    pub fn paused_interval(&mut self, gid: EgressId, class: u8, a: SimTime, b: SimTime) {
         let w = self.cfg.storm_window.ps();
         if w == 0 || b <= a {
             return;
@@ -244,37 +252,38 @@ impl PfcDiag {
         while t < end {
             let win = t / w;
             let upto = end.min((win + 1) * w);
-            let acc = self.storm[gid as usize][class as usize];
+            let acc = self.storm[gid.idx()][class as usize];
             if acc.window != win {
                 self.flush_window(gid, class);
-                self.storm[gid as usize][class as usize] = StormAcc {
+                self.storm[gid.idx()][class as usize] = StormAcc {
                     window: win,
                     paused_ps: 0,
                 };
             }
-            self.storm[gid as usize][class as usize].paused_ps += upto - t;
+            self.storm[gid.idx()][class as usize].paused_ps += upto - t;
             t = upto;
         }
     }
 
-    fn flush_window(&mut self, gid: u32, class: u8) {
-        let acc = self.storm[gid as usize][class as usize];
+    fn flush_window(&mut self, gid: EgressId, class: u8) {
+        let acc = self.storm[gid.idx()][class as usize];
         let w = self.cfg.storm_window.ps();
         if acc.paused_ps as f64 > self.cfg.storm_fraction * w as f64 {
             self.storm_windows += 1;
-            self.counters[gid as usize][class as usize].storm_windows += 1;
+            self.counters[gid.idx()][class as usize].storm_windows += 1;
             if self.storms.len() < MAX_STORMS_LISTED {
                 self.storms.push((gid, class, acc.window, acc.paused_ps));
             }
         }
-        self.storm[gid as usize][class as usize].paused_ps = 0;
+        self.storm[gid.idx()][class as usize].paused_ps = 0;
     }
 
     /// Closes every storm window (end of run).
     pub fn flush_storms(&mut self) {
-        for gid in 0..self.storm.len() as u32 {
+        for g in 0..self.storm.len() {
+            let gid = EgressId::from_idx(g);
             for c in 0..CLASSES as u8 {
-                if self.storm[gid as usize][c as usize].paused_ps > 0 {
+                if self.storm[g][c as usize].paused_ps > 0 {
                     self.flush_window(gid, c);
                 }
             }
@@ -285,16 +294,16 @@ impl PfcDiag {
     /// toward an egress that is not congested are victims. `congested(out)` tells.
     /// Flow `flow` of `class` started sending (victim accounting).
     #[inline]
-    pub fn flow_started(&mut self, flow: u32, class: u8) {
-        if let Some(c) = self.active_class.get_mut(flow as usize) {
+    pub fn flow_started(&mut self, flow: FlowId, class: u8) {
+        if let Some(c) = self.active_class.get_mut(flow.idx()) {
             *c = class;
         }
     }
 
     /// Flow `flow` completed.
     #[inline]
-    pub fn flow_finished(&mut self, flow: u32) {
-        if let Some(c) = self.active_class.get_mut(flow as usize) {
+    pub fn flow_finished(&mut self, flow: FlowId) {
+        if let Some(c) = self.active_class.get_mut(flow.idx()) {
             *c = INACTIVE;
         }
     }
@@ -302,13 +311,18 @@ impl PfcDiag {
     /// A PAUSE of `class` went out of the port whose ingress is `ingress_gid`:
     /// every active flow of that class entering there whose egress queue at
     /// this switch is not congested is a victim.
-    pub fn note_victims(&mut self, ingress_gid: u32, class: u8, congested: impl Fn(u16) -> bool) {
+    pub fn note_victims(
+        &mut self,
+        ingress_gid: EgressId,
+        class: u8,
+        congested: impl Fn(u16) -> bool,
+    ) {
         if !self.cfg.victims {
             return;
         }
-        for &(f, out) in &self.by_ingress[ingress_gid as usize] {
-            if self.active_class[f as usize] == class && !congested(out) {
-                self.victim_pauses[f as usize] += 1;
+        for &(f, out) in &self.by_ingress[ingress_gid.idx()] {
+            if self.active_class[f.idx()] == class && !congested(out) {
+                self.victim_pauses[f.idx()] += 1;
             }
         }
     }
@@ -316,7 +330,7 @@ impl PfcDiag {
     pub fn storm_windows(&self) -> u64 {
         self.storm_windows
     }
-    pub fn storm_list(&self) -> &[(u32, u8, u64, u64)] {
+    pub fn storm_list(&self) -> &[(EgressId, u8, u64, u64)] {
         &self.storms
     }
     /// Deepest propagation of any pause (hops), 0 without pauses.
@@ -364,14 +378,14 @@ mod tests {
     fn a_pause_caused_by_a_paused_egress_is_one_hop_further_from_its_root() {
         let mut d = diag();
         // Switch port 0 pauses its upstream (a root); that upstream is egress 1.
-        let (root, hop) = d.pause_sent(0, 3, false, None);
+        let (root, hop) = d.pause_sent(EgressId(0), 3, false, None);
         assert_eq!(hop, 1);
-        d.pause_received(1, 3, root, hop);
+        d.pause_received(EgressId(1), 3, root, hop);
         // Egress 1's switch then pauses its own upstream (egress 2) because the
         // packets it holds wait for egress 1.
-        let (r2, h2) = d.pause_sent(3, 3, false, Some((1, 3)));
+        let (r2, h2) = d.pause_sent(EgressId(3), 3, false, Some((EgressId(1), 3)));
         assert_eq!((r2, h2), (root, 2));
-        d.pause_received(2, 3, r2, h2);
+        d.pause_received(EgressId(2), 3, r2, h2);
         assert_eq!(d.max_hops(), 2);
         assert_eq!(d.roots_by_max_hops(), vec![0, 0, 1]);
         assert_eq!(d.pauses_by_hop(), &[0, 1, 1]);
@@ -380,33 +394,33 @@ mod tests {
     #[test]
     fn a_class_paused_most_of_a_window_is_a_storm_window() {
         let mut d = diag();
-        d.paused_interval(1, 3, us(10), us(40)); // 30 % of window 0
-        d.paused_interval(1, 3, us(120), us(190)); // 70 % of window 1
-        d.paused_interval(1, 3, us(250), us(560)); // windows 2 (50 %), 3, 4 (100 %), 5 (60 %)
+        d.paused_interval(EgressId(1), 3, us(10), us(40)); // 30 % of window 0
+        d.paused_interval(EgressId(1), 3, us(120), us(190)); // 70 % of window 1
+        d.paused_interval(EgressId(1), 3, us(250), us(560)); // windows 2 (50 %), 3, 4 (100 %), 5 (60 %)
         d.flush_storms();
         let listed: Vec<u64> = d.storm_list().iter().map(|s| s.2).collect();
         assert_eq!(listed, vec![1, 3, 4, 5], "50 % is not more than half");
         assert_eq!(d.storm_windows(), 4);
-        assert_eq!(d.counters(1, 3).storm_windows, 4);
+        assert_eq!(d.counters(EgressId(1), 3).storm_windows, 4);
     }
 
     #[test]
     fn flows_toward_an_uncongested_egress_are_victims() {
         let mut d = diag();
-        d.by_ingress[2] = vec![(0, 1), (1, 3)];
+        d.by_ingress[2] = vec![(FlowId(0), 1), (FlowId(1), 3)];
         // Both flows send in class 3 until flow 1 completes.
-        d.flow_started(0, 3);
-        d.flow_started(1, 3);
+        d.flow_started(FlowId(0), 3);
+        d.flow_started(FlowId(1), 3);
         // Egress 3 is congested, egress 1 is not: flow 0 is the victim.
-        d.note_victims(2, 3, |out| out == 3);
+        d.note_victims(EgressId(2), 3, |out| out == 3);
         assert_eq!(d.victim_pauses, vec![1, 0]);
         assert_eq!(d.victim_flows(), 1);
         // Another class is not affected.
-        d.note_victims(2, 4, |out| out == 3);
+        d.note_victims(EgressId(2), 4, |out| out == 3);
         assert_eq!(d.victim_pauses, vec![1, 0]);
         // A flow that has completed is no longer a victim.
-        d.flow_finished(0);
-        d.note_victims(2, 3, |out| out == 3);
+        d.flow_finished(FlowId(0));
+        d.note_victims(EgressId(2), 3, |out| out == 3);
         assert_eq!(d.victim_pauses, vec![1, 0]);
     }
 }

@@ -4,16 +4,18 @@
 
 use super::fmt_ns;
 use super::pfc_diag::{Deadlock, PfcDiag, StormWindow};
+use crate::ids::{EgressId, FlowId};
 use crate::port::CLASSES;
 use crate::stats::Stats;
+use crate::topology::NodeId;
 use crate::units::Delta;
 use serde::Serialize;
 use std::fmt::Write as _;
 
 /// One egress port's paused time per class, open pauses counted to the end.
 pub struct PortPauses {
-    pub gid: u32,
-    pub node: u32,
+    pub gid: EgressId,
+    pub node: NodeId,
     pub port: u16,
     pub paused: [Delta; CLASSES],
 }
@@ -24,10 +26,13 @@ pub fn render(
     diag: &PfcDiag,
     stats: &Stats,
     ports: &[PortPauses],
-    flow_ends: impl Fn(u32) -> (u32, u32),
+    flow_ends: impl Fn(FlowId) -> (NodeId, NodeId),
 ) -> Vec<(&'static str, Vec<u8>)> {
     assert!(
-        ports.iter().enumerate().all(|(i, p)| p.gid as usize == i),
+        ports
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.gid == EgressId::from_idx(i)),
         "ports are indexed by egress id"
     );
     let mut order: Vec<&PortPauses> = ports.iter().collect();
@@ -76,12 +81,13 @@ pub fn render(
                 .iter()
                 .enumerate()
                 .filter(|&(_, &n)| n > 0)
-                .map(|(fid, &n)| {
-                    let (src, dst) = flow_ends(fid as u32);
+                .map(|(i, &n)| {
+                    let fid = FlowId::from_idx(i);
+                    let (src, dst) = flow_ends(fid);
                     VictimFlow {
-                        flow_id: fid as u32,
-                        src,
-                        dst,
+                        flow_id: fid.0,
+                        src: src.0,
+                        dst: dst.0,
                         pauses: n,
                     }
                 })
@@ -95,11 +101,10 @@ pub fn render(
                 .storm_list()
                 .iter()
                 .map(|&(gid, c, win, ps)| {
-                    let p = &ports[gid as usize];
-                    let (node, port) = (p.node, p.port);
+                    let p = &ports[gid.idx()];
                     StormWindow {
-                        node,
-                        port,
+                        node: p.node.0,
+                        port: p.port,
                         priority: c,
                         window_start_ns: (win * w.ps()) as f64 / 1e3,
                         paused_fraction: ps as f64 / w.ps() as f64,

@@ -5,6 +5,8 @@
 
 use super::{AtomicFile, fmt_ns};
 use crate::error::Error;
+use crate::ids::FlowId;
+use crate::topology::NodeId;
 use crate::units::{Rate, SimTime};
 use std::io::Write;
 
@@ -15,7 +17,7 @@ pub const FLOW_RATES_HEADER: &str =
 /// Counters of one egress port at a sampling instant.
 #[derive(Clone, Copy, Debug)]
 pub struct PortCounters {
-    pub node: u32,
+    pub node: NodeId,
     pub port: u16,
     pub rate: Rate,
     /// Wire bytes whose serialization has completed by now (the packet being
@@ -118,25 +120,26 @@ impl FlowRates {
     }
 
     #[inline]
-    pub fn is_selected(&self, fid: usize) -> bool {
-        self.selected[fid]
+    pub fn is_selected(&self, fid: FlowId) -> bool {
+        self.selected[fid.idx()]
     }
 
     /// A row for flow `fid` ending now (nothing when the interval is empty).
-    pub fn row(&mut self, now: SimTime, fid: usize, c: FlowCounters) -> Result<(), Error> {
-        let (t0, sent0, del0) = self.state[fid];
+    pub fn row(&mut self, now: SimTime, fid: FlowId, c: FlowCounters) -> Result<(), Error> {
+        let (t0, sent0, del0) = self.state[fid.idx()];
         let dt_ps = now.ps().saturating_sub(t0.ps());
         if dt_ps == 0 {
             return Ok(());
         }
-        self.state[fid] = (now, c.sent, c.delivered);
+        self.state[fid.idx()] = (now, c.sent, c.delivered);
         // bits per ns = Gbps.
         let gbps = |bytes: u64| bytes as f64 * 8.0 * 1000.0 / dt_ps as f64;
         let window = c.window.map(|w| w.to_string()).unwrap_or_default();
         writeln!(
             self.file,
-            "{},{fid},{},{:.6},{window},{:.6},{:.6},{}",
+            "{},{},{},{:.6},{window},{:.6},{:.6},{}",
             fmt_ns(now.ps()),
+            fid.0,
             fmt_ns(dt_ps),
             c.rate.gbps_f64(),
             gbps(c.sent.saturating_sub(sent0)),

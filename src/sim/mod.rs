@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
-use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress};
+use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress, Sampler};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{Recorder, RunInfo, RunOutputs};
 use crate::packet::PacketPool;
@@ -39,20 +39,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-/// `Event::Sample` targets: queue lengths (queue.csv), link utilization
-/// (link_util.csv), flow rates (flow_rates.csv), the ns-3 qlen.txt monitor, the
-/// per-flow sending-rate trace kept in memory.
-pub const SAMPLE_QUEUES: u32 = 0;
-pub const SAMPLE_LINKS: u32 = 1;
-pub const SAMPLE_FLOWS: u32 = 2;
-pub const SAMPLE_NS3_QLEN: u32 = 3;
-pub const SAMPLE_RATES: u32 = 4;
-
 /// What a node id is, and its index among its kind.
 #[derive(Clone, Copy, Debug)]
 enum Slot {
-    Host(u32),
-    Switch(u32),
+    Host(HostIdx),
+    Switch(SwitchIdx),
 }
 
 pub use crate::stats::Stats;
@@ -79,9 +70,9 @@ pub struct Sim {
     q: EventQueue<Packed>,
     slots: Vec<Slot>,
     /// Owner (node, port) of each egress id.
-    egress_owner: Vec<(u32, u16)>,
+    egress_owner: Vec<(NodeId, u16)>,
     /// The receiving (node, port) of each link, named by its sending egress.
-    link_dst: Vec<(u32, u16)>,
+    link_dst: Vec<(NodeId, u16)>,
     /// Packets in flight on each link (the receiving side's rings).
     links: Links,
     pool: PacketPool,
@@ -96,13 +87,14 @@ pub struct Sim {
     pub stats: Stats,
     rec: Recorder,
     /// Egress ports the per-port recorders watch (`output.queue_ports`).
-    watched_ports: Vec<(u32, u16)>,
+    watched_ports: Vec<(NodeId, u16)>,
     trace_rates: Option<Delta>,
     limits: limits::Limits,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
     diag: PfcDiag,
     /// Scratch for flow-control ticks and deadlock searches.
     fc_frames: Vec<crate::switch::flowctl::Frame>,
+    /// Per egress id: the search epoch that last visited it.
     visit: Vec<u32>,
     visit_epoch: u32,
 }
@@ -155,15 +147,14 @@ impl Sim {
         let model = &cfg.model;
         let mut egress_owner = Vec::new();
         let mut gid_of = |node: NodeId, port: usize| {
-            egress_owner.push((node.0, port as u16));
-            (egress_owner.len() - 1) as u32
+            egress_owner.push((node, port as u16));
+            EgressId::from_idx(egress_owner.len() - 1)
         };
         let switches: Vec<Switch> = (0..topo.switches.len())
             .map(|i| build_switch(&cfg, i, seed, &mut gid_of))
             .collect();
         // Each flow's queue pairs: a sending slot at its source NIC, a
         // receiving slot at its destination NIC.
-        let host_of = |n: NodeId| topo.kind_index[n.idx()] as usize;
         let mut starts = vec![Vec::new(); topo.hosts.len()];
         let mut n_recv = vec![0u32; topo.hosts.len()];
         let slots_of: Vec<(u32, u32)> = cfg
@@ -171,9 +162,9 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(fid, f)| {
-                let s = &mut starts[host_of(f.src)];
-                s.push(fid as u32);
-                let r = &mut n_recv[host_of(f.dst)];
+                let s = &mut starts[topo.host_idx(f.src).idx()];
+                s.push(FlowId::from_idx(fid));
+                let r = &mut n_recv[topo.host_idx(f.dst).idx()];
                 *r += 1;
                 (s.len() as u32 - 1, *r - 1)
             })
@@ -240,9 +231,9 @@ impl Sim {
             None => topo
                 .switches
                 .iter()
-                .flat_map(|s| (0..topo.ports[s.idx()].len() as u16).map(move |p| (s.0, p)))
+                .flat_map(|&s| (0..topo.ports[s.idx()].len() as u16).map(move |p| (s, p)))
                 .collect(),
-            Some(list) => list.iter().map(|(n, p)| (n.0, *p)).collect(),
+            Some(list) => list.clone(),
         };
         assert!(
             egress_owner.len() <= MAX_EVENT_INDEX as usize,
@@ -254,18 +245,20 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(i, k)| match k {
-                crate::topology::NodeKind::Host => Slot::Host(topo.kind_index[i]),
-                crate::topology::NodeKind::Switch => Slot::Switch(topo.kind_index[i]),
+                crate::topology::NodeKind::Host => Slot::Host(topo.host_idx(NodeId::from_idx(i))),
+                crate::topology::NodeKind::Switch => {
+                    Slot::Switch(topo.switch_idx(NodeId::from_idx(i)))
+                }
             })
             .collect();
         let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
         let mut diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         if cfg.diag.victims && cfg.flowctl.enabled {
-            for (fid, f) in flows.iter().enumerate() {
+            for (i, f) in flows.iter().enumerate() {
                 let key = path_model::flow_key(&f.spec, f.sport);
                 for h in ecmp::trace(topo, model.ecmp_hash, seed, key) {
-                    let gid = switches[h.index as usize].ports[h.ingress as usize].eg.gid;
-                    diag.by_ingress[gid as usize].push((fid as u32, h.egress));
+                    let gid = switches[h.index.idx()].ports[h.ingress as usize].eg.gid;
+                    diag.by_ingress[gid.idx()].push((FlowId::from_idx(i), h.egress));
                 }
             }
         }
@@ -274,8 +267,8 @@ impl Sim {
         let link_dst = egress_owner
             .iter()
             .map(|&(node, port)| {
-                let p = &topo.ports[node as usize][port as usize];
-                (p.peer.0, p.peer_port)
+                let p = &topo.ports[node.idx()][port as usize];
+                (p.peer, p.peer_port)
             })
             .collect();
         let mut nic_cfg = NicConfig::new(
@@ -340,42 +333,42 @@ impl Sim {
         self.configure_recorders()?;
         if let Some(first) = self.flows.first() {
             let t = first.spec.start;
-            for hi in 0..self.nics.len() {
+            for nic in &self.nics {
                 let env = NicEnv {
                     cfg: &self.nic_cfg,
                     flows: &self.flows,
                 };
-                if let Some(at) = self.nics[hi].next_start(env) {
+                if let Some(at) = nic.next_start(env) {
                     // The NIC's own start timer, set before the run.
-                    let host = hi as u32;
+                    let host = nic.idx;
                     self.q.schedule_cold(at, Event::FlowStart { host }.pack());
                 }
             }
             let out = &self.cfg.output;
             if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
-                let what = SAMPLE_QUEUES;
+                let what = Sampler::Queues;
                 self.q.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some(iv) = out.link_utilization
                 && self.rec.link_util_on()
             {
-                let what = SAMPLE_LINKS;
+                let what = Sampler::Links;
                 self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if let Some((_, iv)) = out.flow_rates
                 && self.rec.flow_rates_on()
             {
-                let what = SAMPLE_FLOWS;
+                let what = Sampler::Flows;
                 self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
-                let what = SAMPLE_RATES;
+                let what = Sampler::Rates;
                 self.q.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some((start, _)) = out.qlen_mon
                 && self.rec.ns3_qlen_on()
             {
-                let what = SAMPLE_NS3_QLEN;
+                let what = Sampler::Ns3Qlen;
                 self.q.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
@@ -407,7 +400,7 @@ impl Sim {
                     }
                 }
                 Event::SwitchTimer { switch } => {
-                    self.switch_timer(now, SwitchIdx(switch));
+                    self.switch_timer(now, switch);
                     if self.diag.deadlock.is_some() {
                         break;
                     }
@@ -505,84 +498,84 @@ impl Sim {
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::Arrive { link } => {
-                let (id, next) = self.links.land(EgressId(link));
+                let (id, next) = self.links.land(link);
                 if let Some((at, lead)) = next {
                     self.q
                         .schedule_lead(at, lead, Event::Arrive { link }.pack());
                 }
-                let (node, port) = self.link_dst[link as usize];
-                match self.slots[node as usize] {
+                let (node, port) = self.link_dst[link.idx()];
+                match self.slots[node.idx()] {
                     Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        nics[hi as usize].on_packet(&mut ctx, nenv, id)
+                        nics[hi.idx()].on_packet(&mut ctx, nenv, id)
                     }),
                     Slot::Switch(si) => {
                         let paused = split!(self, now, |ctx, nics, sw, nenv, senv| {
-                            sw[si as usize].on_packet(&mut ctx, senv, port, id)
+                            sw[si.idx()].on_packet(&mut ctx, senv, port, id)
                         });
                         if let Some((port, class)) = paused
                             && self.cfg.diag.deadlock
                             && self.diag.candidate.is_none()
                         {
-                            self.look_for_deadlock(si as usize, port, class);
+                            self.look_for_deadlock(si, port, class);
                         }
                     }
                 }
             }
             Event::TxDone { egress } => {
-                let (node, port) = self.egress_owner[egress as usize];
-                match self.slots[node as usize] {
+                let (node, port) = self.egress_owner[egress.idx()];
+                match self.slots[node.idx()] {
                     Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        nics[hi as usize].on_tx_done(&mut ctx, nenv)
+                        nics[hi.idx()].on_tx_done(&mut ctx, nenv)
                     }),
                     Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        sw[si as usize].on_tx_done(&mut ctx, senv, port)
+                        sw[si.idx()].on_tx_done(&mut ctx, senv, port)
                     }),
                 }
             }
             Event::PauseExpiry { egress } => {
-                let (node, port) = self.egress_owner[egress as usize];
-                match self.slots[node as usize] {
+                let (node, port) = self.egress_owner[egress.idx()];
+                match self.slots[node.idx()] {
                     Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        nics[hi as usize].on_pause_expiry(&mut ctx, nenv)
+                        nics[hi.idx()].on_pause_expiry(&mut ctx, nenv)
                     }),
                     Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        sw[si as usize].on_pause_expiry(&mut ctx, senv, port)
+                        sw[si.idx()].on_pause_expiry(&mut ctx, senv, port)
                     }),
                 }
             }
             Event::QpTimer { flow } => {
-                let node = self.flows[flow as usize].spec.src;
-                let hi = self.host_of(node);
+                let hi = self.host_of(self.flows[flow.idx()].spec.src);
                 split!(self, now, |ctx, nics, sw, nenv, senv| {
-                    nics[hi].on_qp_timer(&mut ctx, nenv, FlowId(flow))
+                    nics[hi.idx()].on_qp_timer(&mut ctx, nenv, flow)
                 })
             }
             Event::CnpTimer { flow } => {
-                let node = self.flows[flow as usize].spec.dst;
-                let hi = self.host_of(node);
+                let hi = self.host_of(self.flows[flow.idx()].spec.dst);
                 split!(self, now, |ctx, nics, sw, nenv, senv| {
-                    nics[hi].on_cnp_timer(&mut ctx, nenv, FlowId(flow))
+                    nics[hi.idx()].on_cnp_timer(&mut ctx, nenv, flow)
                 })
             }
             Event::FlowStart { host } => {
                 split!(self, now, |ctx, nics, sw, nenv, senv| {
-                    nics[host as usize].on_flow_start(&mut ctx, nenv)
+                    nics[host.idx()].on_flow_start(&mut ctx, nenv)
                 })
             }
-            Event::Sample { what: SAMPLE_RATES } => self.rate_sample(),
+            Event::Sample {
+                what: Sampler::Rates,
+            } => self.rate_sample(),
             Event::Sample { what } => self.sample(what),
-            Event::SwitchTimer { switch } => self.switch_timer(now, SwitchIdx(switch)),
+            Event::SwitchTimer { switch } => self.switch_timer(now, switch),
         }
     }
 
     #[inline]
-    fn host_of(&self, node: NodeId) -> usize {
-        self.cfg.topo.kind_index[node.idx()] as usize
+    fn host_of(&self, node: NodeId) -> HostIdx {
+        self.cfg.topo.host_idx(node)
     }
 
-    fn switch_port(&self, node: u32, port: u16) -> &crate::switch::SwitchPort {
-        let si = self.cfg.topo.kind_index[node as usize] as usize;
-        &self.switches[si].ports[port as usize]
+    fn switch_port(&self, node: NodeId, port: u16) -> &crate::switch::SwitchPort {
+        let si = self.cfg.topo.switch_idx(node);
+        &self.switches[si.idx()].ports[port as usize]
     }
 
     fn run_info(cfg: &RunConfig) -> RunInfo<'_> {
@@ -610,26 +603,25 @@ impl Sim {
             .configure(Self::run_info(&self.cfg), self.egress_owner.len(), watched)
     }
 
-    fn sample(&mut self, what: u32) {
+    fn sample(&mut self, what: Sampler) {
         let now = self.q.now();
         let iv = match what {
-            SAMPLE_QUEUES => {
+            Sampler::Queues => {
                 for &(node, port) in &self.watched_ports {
-                    let si = self.cfg.topo.kind_index[node as usize] as usize;
-                    let bytes = self.switches[si].ports[port as usize].bytes;
+                    let bytes = self.switch_port(node, port).bytes;
                     self.rec.queue_sample(now, node, port, bytes);
                 }
                 self.cfg.output.queue_interval
             }
-            SAMPLE_LINKS => {
+            Sampler::Links => {
                 self.sample_links(now);
                 self.cfg.output.link_utilization
             }
-            SAMPLE_NS3_QLEN => {
+            Sampler::Ns3Qlen => {
                 // third.cc monitor_buffer: every switch egress port, every 100 ns.
                 let end = self.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
                 let ports = self.switches.iter().flat_map(|sw| {
-                    let node = sw.node.0;
+                    let node = sw.node;
                     sw.ports
                         .iter()
                         .enumerate()
@@ -638,7 +630,7 @@ impl Sim {
                 self.rec.ns3_qlen_sample(now, ports, now >= end);
                 (now < end).then_some(Delta::from_ns(crate::output::ns3::QLEN_INTERVAL_NS))
             }
-            _ => {
+            Sampler::Flows | Sampler::Rates => {
                 self.sample_flows(now);
                 self.cfg.output.flow_rates.as_ref().map(|r| r.1)
             }
@@ -674,31 +666,31 @@ impl Sim {
     }
 
     fn sample_flows(&mut self, now: SimTime) {
-        let mut fids: Vec<u32> = self
+        let mut fids: Vec<FlowId> = self
             .nics
             .iter()
             .flat_map(|n| n.active.iter().copied())
-            .filter(|&f| self.rec.flow_rate_on(f as usize))
+            .filter(|&f| self.rec.flow_rate_on(f))
             .collect();
         fids.sort_unstable();
         for fid in fids {
-            let c = self.flow_counters(fid as usize);
-            self.rec.flow_rate(now, fid as usize, c);
+            let c = self.flow_counters(fid);
+            self.rec.flow_rate(now, fid, c);
         }
     }
 
     /// A flow's sending queue pair (at its source NIC) and receiving one (at
     /// its destination NIC): the samplers observe both ends.
-    fn flow_ends(&self, fid: usize) -> (&crate::nic::qp::SendQp, &crate::nic::qp::RecvQp) {
-        let f = &self.flows[fid];
-        let send = self.nics[self.host_of(f.spec.src)].send[f.send_slot as usize]
+    fn flow_ends(&self, fid: FlowId) -> (&crate::nic::qp::SendQp, &crate::nic::qp::RecvQp) {
+        let f = &self.flows[fid.idx()];
+        let send = self.nics[self.host_of(f.spec.src).idx()].send[f.send_slot as usize]
             .as_ref()
             .expect("sampled flows have a sender");
-        let recv = &self.nics[self.host_of(f.spec.dst)].recv[f.recv_slot as usize];
+        let recv = &self.nics[self.host_of(f.spec.dst).idx()].recv[f.recv_slot as usize];
         (send, recv)
     }
 
-    fn flow_counters(&self, fid: usize) -> crate::output::FlowCounters {
+    fn flow_counters(&self, fid: FlowId) -> crate::output::FlowCounters {
         use crate::cc::CongestionControl;
         let (qp, rx) = self.flow_ends(fid);
         crate::output::FlowCounters {
@@ -714,10 +706,10 @@ impl Sim {
         let now = self.q.now();
         for nic in &self.nics {
             for &fid in &nic.active {
-                let (qp, rx) = self.flow_ends(fid as usize);
+                let (qp, rx) = self.flow_ends(fid);
                 self.rec.rate_sample(crate::output::RateSample {
                     time: now,
-                    flow: fid,
+                    flow: fid.0,
                     rate: qp.cc.rate(),
                     window: qp.cc.window(),
                     delivered: rx.delivered,
@@ -729,7 +721,7 @@ impl Sim {
             }
         }
         if let Some(iv) = self.trace_rates {
-            let what = SAMPLE_RATES;
+            let what = Sampler::Rates;
             self.q
                 .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
@@ -742,7 +734,7 @@ pub(crate) fn build_switch(
     cfg: &RunConfig,
     si: usize,
     seed: u64,
-    gid_of: &mut impl FnMut(NodeId, usize) -> u32,
+    gid_of: &mut impl FnMut(NodeId, usize) -> EgressId,
 ) -> Switch {
     let node = cfg.topo.switches[si];
     let infos = &cfg.topo.ports[node.idx()];

@@ -6,7 +6,7 @@
 
 use super::{Sim, Slot, split};
 use crate::error::Error;
-use crate::ids::SwitchIdx;
+use crate::ids::{EgressId, SwitchIdx};
 use crate::nic::NicEnv;
 use crate::node::Ctx;
 use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
@@ -19,32 +19,34 @@ use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 
 impl Sim {
-    fn egress(&self, gid: u32) -> &Egress {
-        let (node, port) = self.egress_owner[gid as usize];
-        match self.slots[node as usize] {
-            Slot::Host(hi) => &self.nics[hi as usize].eg,
-            Slot::Switch(si) => &self.switches[si as usize].ports[port as usize].eg,
+    fn egress(&self, gid: EgressId) -> &Egress {
+        let (node, port) = self.egress_owner[gid.idx()];
+        match self.slots[node.idx()] {
+            Slot::Host(hi) => &self.nics[hi.idx()].eg,
+            Slot::Switch(si) => &self.switches[si.idx()].ports[port as usize].eg,
         }
     }
 
     /// Makes sure switch `si`'s timer event comes by `at`.
-    fn arm_switch_timer(&mut self, si: usize, at: SimTime) {
+    fn arm_switch_timer(&mut self, si: SwitchIdx, at: SimTime) {
         let now = self.q.now();
-        split!(self, now, |ctx, nics, sw, nenv, senv| sw[si]
+        split!(self, now, |ctx, nics, sw, nenv, senv| sw[si.idx()]
             .arm_timer(&mut ctx, at));
     }
 
     /// A switch's timer: its flow-control ticks, then the dispatcher's
     /// deadlock confirmation, then the next deadline of either.
     pub(super) fn switch_timer(&mut self, now: SimTime, si: SwitchIdx) {
-        let si = si.idx();
         let mut frames = std::mem::take(&mut self.fc_frames);
         split!(self, now, |ctx, nics, sw, nenv, senv| {
-            sw[si].on_timer(&mut ctx, senv, &mut frames)
+            sw[si.idx()].on_timer(&mut ctx, senv, &mut frames)
         });
         self.fc_frames = frames;
         self.confirm_deadlock(si, now);
-        let mut want = self.switches[si].fc.next_tick().unwrap_or(SimTime::MAX);
+        let mut want = self.switches[si.idx()]
+            .fc
+            .next_tick()
+            .unwrap_or(SimTime::MAX);
         if let Some(c) = &self.diag.candidate
             && c.switch == si
         {
@@ -58,8 +60,8 @@ impl Sim {
     /// Searches for a cycle of paused, non-empty queues through egress (`si`,
     /// `port`, `class`), which was just paused; a cycle becomes a candidate.
     /// (The dispatcher's watch over the whole fabric: nodes never read each other.)
-    pub(super) fn look_for_deadlock(&mut self, si: usize, port: u16, class: u8) {
-        if self.switches[si].ports[port as usize].queues[class as usize].is_empty() {
+    pub(super) fn look_for_deadlock(&mut self, si: SwitchIdx, port: u16, class: u8) {
+        if self.switches[si.idx()].ports[port as usize].queues[class as usize].is_empty() {
             return;
         }
         let Some(cycle) = self.find_cycle(si, port, class) else {
@@ -69,7 +71,7 @@ impl Sim {
         let cycle = cycle
             .iter()
             .map(|&(s, p)| {
-                let eg = &self.switches[s].ports[p as usize].eg;
+                let eg = &self.switches[s.idx()].ports[p as usize].eg;
                 (eg.gid, eg.tx_data_bytes)
             })
             .collect();
@@ -88,28 +90,27 @@ impl Sim {
     /// egress (s, p), the switch downstream of it waits on each of its paused
     /// queues that holds packets that came in through p's link. Returns a cycle
     /// (switch index, port) in wait order, if there is one.
-    fn find_cycle(&mut self, si: usize, port: u16, class: u8) -> Option<Vec<(usize, u16)>> {
+    fn find_cycle(&mut self, si: SwitchIdx, port: u16, class: u8) -> Option<Vec<(SwitchIdx, u16)>> {
         self.visit_epoch = self.visit_epoch.wrapping_add(1).max(1);
         let epoch = self.visit_epoch;
         let c = class as usize;
         let mut path = vec![(si, port)];
         let mut next_q = vec![0usize];
-        self.visit[self.switches[si].ports[port as usize].eg.gid as usize] = epoch;
+        self.visit[self.switches[si.idx()].ports[port as usize].eg.gid.idx()] = epoch;
         while let Some(&(s, p)) = path.last() {
-            let eg = &self.switches[s].ports[p as usize].eg;
+            let eg = &self.switches[s.idx()].ports[p as usize].eg;
             let (peer, inp) = (eg.peer, eg.peer_port);
             let Slot::Switch(t) = self.slots[peer.idx()] else {
                 path.pop();
                 next_q.pop();
                 continue;
             };
-            let t = t as usize;
             let depth = path.len() - 1;
             let mut step = None;
-            while next_q[depth] < self.switches[t].ports.len() {
+            while next_q[depth] < self.switches[t.idx()].ports.len() {
                 let q = next_q[depth];
                 next_q[depth] += 1;
-                let sp = &self.switches[t].ports[q];
+                let sp = &self.switches[t.idx()].ports[q];
                 if !sp.eg.is_paused(class) || sp.queues[c].is_empty() {
                     continue;
                 }
@@ -123,8 +124,8 @@ impl Sim {
                 if let Some(at) = path.iter().position(|&x| x == (t, q as u16)) {
                     return Some(path[at..].to_vec());
                 }
-                if self.visit[sp.eg.gid as usize] != epoch {
-                    self.visit[sp.eg.gid as usize] = epoch;
+                if self.visit[sp.eg.gid.idx()] != epoch {
+                    self.visit[sp.eg.gid.idx()] = epoch;
                     step = Some((t, q as u16));
                     break;
                 }
@@ -145,7 +146,7 @@ impl Sim {
 
     /// At the candidate's confirmation time: still paused, non-empty and silent
     /// everywhere means deadlock; otherwise look again from the same queue.
-    fn confirm_deadlock(&mut self, si: usize, now: SimTime) {
+    fn confirm_deadlock(&mut self, si: SwitchIdx, now: SimTime) {
         match &self.diag.candidate {
             Some(c) if c.switch == si && c.confirm_at <= now => {}
             _ => return,
@@ -153,12 +154,12 @@ impl Sim {
         let cand = self.diag.candidate.take().expect("checked above");
         let class = cand.class;
         let stuck = cand.cycle.iter().all(|&(gid, tx)| {
-            let (node, port) = self.egress_owner[gid as usize];
+            let (node, port) = self.egress_owner[gid.idx()];
             let eg = self.egress(gid);
-            let queued = match self.slots[node as usize] {
-                Slot::Switch(s) => !self.switches[s as usize].ports[port as usize].queues
-                    [class as usize]
-                    .is_empty(),
+            let queued = match self.slots[node.idx()] {
+                Slot::Switch(s) => {
+                    !self.switches[s.idx()].ports[port as usize].queues[class as usize].is_empty()
+                }
                 Slot::Host(_) => false,
             };
             eg.is_paused(class) && eg.tx_data_bytes == tx && queued
@@ -168,9 +169,9 @@ impl Sim {
                 .cycle
                 .iter()
                 .map(|&(gid, _)| {
-                    let (node, port) = self.egress_owner[gid as usize];
+                    let (node, port) = self.egress_owner[gid.idx()];
                     QueueRef {
-                        node,
+                        node: node.0,
                         port,
                         priority: class,
                     }
@@ -182,9 +183,9 @@ impl Sim {
                 cycle,
             });
         } else {
-            let (node, port) = self.egress_owner[cand.cycle[0].0 as usize];
-            if let Slot::Switch(s) = self.slots[node as usize] {
-                self.look_for_deadlock(s as usize, port, class);
+            let (node, port) = self.egress_owner[cand.cycle[0].0.idx()];
+            if let Slot::Switch(s) = self.slots[node.idx()] {
+                self.look_for_deadlock(s, port, class);
             }
         }
     }
@@ -224,7 +225,8 @@ impl Sim {
 
     /// Closes open pause intervals for the storm windows.
     pub(super) fn close_pfc_diagnostics(&mut self, end: SimTime) {
-        for gid in 0..self.egress_owner.len() as u32 {
+        for g in 0..self.egress_owner.len() {
+            let gid = EgressId::from_idx(g);
             for c in 0..CLASSES as u8 {
                 let eg = self.egress(gid);
                 if eg.is_paused(c) {
@@ -248,9 +250,10 @@ impl Sim {
     /// `pfc_ports.csv` and `pfc_diagnostics.json`, rendered by the recorder from
     /// each port's paused time and the flows' ends.
     pub(super) fn pfc_files(&self, end: SimTime) -> Vec<(&'static str, Vec<u8>)> {
-        let ports: Vec<PortPauses> = (0..self.egress_owner.len() as u32)
-            .map(|gid| {
-                let (node, port) = self.egress_owner[gid as usize];
+        let ports: Vec<PortPauses> = (0..self.egress_owner.len())
+            .map(|g| {
+                let gid = EgressId::from_idx(g);
+                let (node, port) = self.egress_owner[g];
                 let eg = self.egress(gid);
                 let mut paused = [Delta::ZERO; CLASSES];
                 for (c, p) in paused.iter_mut().enumerate() {
@@ -271,8 +274,8 @@ impl Sim {
             .collect();
         let flows = &self.flows;
         pfc_report::render(&self.diag, &self.stats, &ports, |fid| {
-            let f = &flows[fid as usize];
-            (f.spec.src.0, f.spec.dst.0)
+            let f = &flows[fid.idx()];
+            (f.spec.src, f.spec.dst)
         })
     }
 }

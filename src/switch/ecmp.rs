@@ -13,6 +13,7 @@
 //! without simulating; the path model (`sim::path_model`) and the PFC victim
 //! diagnostics both use it.
 
+use crate::ids::SwitchIdx;
 use crate::profile::EcmpHash;
 use crate::topology::{NodeId, PortInfo, Topology};
 
@@ -127,7 +128,7 @@ pub fn next_hop(
 pub struct SwitchHop {
     pub node: NodeId,
     /// Index among switches (routing-table row).
-    pub index: u32,
+    pub index: SwitchIdx,
     /// Port the packet arrives on.
     pub ingress: u16,
     /// Port ECMP sends it out of.
@@ -161,8 +162,8 @@ pub fn trace(topo: &Topology, hash: EcmpHash, run_seed: u64, key: FlowKey) -> Ve
             !topo.is_host(node),
             "route toward host {dst} ends at host {node}"
         );
-        let index = topo.kind_index[node.idx()];
-        let next = topo.routes.next_hops(index, dst);
+        let index = topo.switch_idx(node);
+        let next = topo.routes.next_hops(index.0, dst);
         let egress = next_hop(next, hash, ecmp_seed(run_seed, node), node, key)
             .unwrap_or_else(|| panic!("no route from switch {node} to host {dst}"));
         let hop = SwitchHop {
@@ -245,7 +246,7 @@ mod tests {
         let path = trace(&t, EcmpHash::Seeded, 1, k);
         assert_eq!(path.len(), 1);
         let h = path[0];
-        assert_eq!((h.node, h.index), (sw, 0));
+        assert_eq!((h.node, h.index), (sw, SwitchIdx(0)));
         assert_eq!(h.ingress, t.host_port(t.hosts[0]).peer_port);
         assert_eq!(h.egress, t.host_port(t.hosts[2]).peer_port);
         assert_eq!(h.link(&t).peer, t.hosts[2]);

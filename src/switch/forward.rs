@@ -8,7 +8,6 @@ use super::{Switch, SwitchEnv};
 use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, flag};
 use crate::profile::EcnPoint;
-use crate::topology::NodeId;
 
 impl Switch {
     /// A packet arrived on port `inp`. Returns the (port, class) a PFC frame
@@ -31,10 +30,10 @@ impl Switch {
             return r.newly_paused.map(|c| (inp, c));
         }
         pkt.ingress = inp;
-        let hops = env.routes.next_hops(self.idx.0, NodeId(pkt.dst));
+        let hops = env.routes.next_hops(self.idx.0, pkt.dst);
         let key = super::ecmp::FlowKey {
-            src: pkt.src,
-            dst: pkt.dst,
+            src: pkt.src.0,
+            dst: pkt.dst.0,
             sport: pkt.sport,
             dport: pkt.dport,
         };

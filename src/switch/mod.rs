@@ -118,6 +118,7 @@ pub struct Switch {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::ids::EgressId;
     use crate::profile::Serialization;
     use crate::topology::PortInfo;
     use crate::units::{Delta, Rate};
@@ -131,7 +132,7 @@ pub(crate) mod tests {
             delay: Delta::from_us(1),
             loss: 0.0,
         };
-        SwitchPort::new(Egress::new(0, &info, Serialization::Exact), None)
+        SwitchPort::new(Egress::new(EgressId(0), &info, Serialization::Exact), None)
     }
 
     #[test]

@@ -57,7 +57,7 @@ impl Switch {
         pkt.class = c;
         pkt.pause_quanta = f.quanta;
         pkt.wire = env.cfg.model.sizes.pfc;
-        pkt.src = self.node.0;
+        pkt.src = self.node;
         pkt.seq = root as u64;
         pkt.aux = hop as u32;
         let wire = pkt.wire as u64;
@@ -73,7 +73,7 @@ impl Switch {
     pub fn arm_timer(&mut self, ctx: &mut Ctx, at: SimTime) {
         if at < self.timer_at {
             self.timer_at = at;
-            ctx.schedule_timer(at, Event::SwitchTimer { switch: self.idx.0 });
+            ctx.schedule_timer(at, Event::SwitchTimer { switch: self.idx });
         }
     }
 

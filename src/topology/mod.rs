@@ -29,6 +29,15 @@ impl NodeId {
     pub fn idx(self) -> usize {
         self.0 as usize
     }
+
+    /// From an index into the node list (which fits in 32 bits by construction).
+    pub fn from_idx(i: usize) -> Self {
+        debug_assert!(
+            i <= u32::MAX as usize,
+            "node index {i} does not fit in 32 bits"
+        );
+        NodeId(i as u32)
+    }
 }
 
 impl std::fmt::Display for NodeId {
@@ -294,6 +303,16 @@ impl Topology {
     }
     pub fn is_host(&self, n: NodeId) -> bool {
         self.kind(n) == NodeKind::Host
+    }
+    /// Host `n`'s index among hosts (its NIC).
+    pub fn host_idx(&self, n: NodeId) -> crate::ids::HostIdx {
+        debug_assert!(self.is_host(n), "node {n} is not a host");
+        crate::ids::HostIdx(self.kind_index[n.idx()])
+    }
+    /// Switch `n`'s index among switches.
+    pub fn switch_idx(&self, n: NodeId) -> crate::ids::SwitchIdx {
+        debug_assert!(!self.is_host(n), "node {n} is not a switch");
+        crate::ids::SwitchIdx(self.kind_index[n.idx()])
     }
     /// The host's only port.
     pub fn host_port(&self, h: NodeId) -> &PortInfo {

@@ -270,6 +270,7 @@ mod tests {
     use super::super::pfc::tests::{facts, mmu};
     use super::super::{PfcConfig, SwitchFc};
     use super::*;
+    use crate::ids::EgressId;
     use crate::packet::{Packet, PacketKind, PacketPool};
     use crate::port::Egress;
     use crate::profile::Serialization;
@@ -288,7 +289,7 @@ mod tests {
                     delay: Delta::from_us(1),
                     loss: 0.0,
                 };
-                SwitchPort::new(Egress::new(i, &info, Serialization::Exact), None)
+                SwitchPort::new(Egress::new(EgressId(i), &info, Serialization::Exact), None)
             })
             .collect()
     }
