@@ -43,6 +43,12 @@ index_type!(
     SwitchIdx
 );
 index_type!(
+    /// A queue pair's slot at its NIC: the index of a flow's sending queue pair
+    /// in its source NIC's `send`, or of its receiving one in its destination
+    /// NIC's `recv`.
+    QpSlot
+);
+index_type!(
     /// One direction of a link, named by the egress port that sends into it:
     /// the port's global index (event addressing, per-port recorders).
     EgressId

@@ -17,7 +17,7 @@
 
 use crate::config::RunConfig;
 use crate::engine::EventQueue;
-use crate::ids::{EgressId, FlowId};
+use crate::ids::{EgressId, FlowId, QpSlot};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
 use crate::node::{Ctx, Event, Links, Packed, Progress};
@@ -204,8 +204,8 @@ pub(crate) fn flow(cfg: &RunConfig, src: u32, dst: u32, size: u64, slot: u32) ->
         pair_bdp: rate.bytes_in(BASE_RTT),
         one_way,
         irn_cap: matches!(cfg.nic.loss_recovery, LossRecovery::Irn(_)).then_some(64),
-        send_slot: slot,
-        recv_slot: slot,
+        send_slot: QpSlot(slot),
+        recv_slot: QpSlot(slot),
     }
 }
 

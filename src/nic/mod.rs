@@ -25,7 +25,7 @@ mod tests;
 
 use crate::cc::receiver::ReceiverKind;
 use crate::cc::{CcKind, FlowCtx};
-use crate::ids::{FlowId, HostIdx};
+use crate::ids::{FlowId, HostIdx, QpSlot};
 use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, PktQueue};
 use crate::port::Egress;
@@ -55,9 +55,9 @@ pub struct FlowInfo {
     /// IRN's BDP cap in packets (IRN only).
     pub irn_cap: Option<u32>,
     /// Index of the flow's sending queue pair at the source NIC.
-    pub send_slot: u32,
+    pub send_slot: QpSlot,
     /// Index of the flow's receiving queue pair at the destination NIC.
-    pub recv_slot: u32,
+    pub recv_slot: QpSlot,
 }
 
 /// What every NIC of a run shares: the transport, the controller, sizes.
@@ -257,7 +257,7 @@ impl Nic {
     /// The sending queue pair of `fid` (which must have started).
     #[inline]
     fn sqp(&mut self, env: NicEnv, fid: FlowId) -> Option<&mut SendQp> {
-        self.send[env.flows[fid.idx()].send_slot as usize].as_mut()
+        self.send[env.flows[fid.idx()].send_slot.idx()].as_mut()
     }
 
     /// What flow `fid`'s controller is told about its path.

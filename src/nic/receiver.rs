@@ -30,7 +30,7 @@ impl Nic {
         let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
         let last = pkt.has(flag::LAST);
         let f = &env.flows[fid.idx()];
-        let rx = &mut self.recv[f.recv_slot as usize];
+        let rx = &mut self.recv[f.recv_slot.idx()];
         if rx.irn.is_none() && rx.expected == 0 && rx.delivered == 0 {
             rx.irn = cfg.transport.new_receiver(f.irn_cap);
         }
@@ -66,7 +66,7 @@ impl Nic {
                 }
             }
         }
-        let rx = &mut self.recv[f.recv_slot as usize];
+        let rx = &mut self.recv[f.recv_slot.idx()];
         let out = cfg.transport.receive(rx, seq, payload, f.spec.size, now);
         send_ack |= out.ack;
         ctx.stats.delivered_bytes += out.fresh;
@@ -157,7 +157,7 @@ impl Nic {
     /// The end of flow `flow`'s NP window with a mark in it: its CNP goes out
     /// now and a new window starts (DCQCN §3.1, Fig. 6).
     pub fn on_cnp_timer(&mut self, ctx: &mut Ctx, env: NicEnv, flow: FlowId) {
-        let rx = &mut self.recv[env.flows[flow.idx()].recv_slot as usize];
+        let rx = &mut self.recv[env.flows[flow.idx()].recv_slot.idx()];
         if !rx.cnp_pending {
             return;
         }

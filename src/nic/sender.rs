@@ -22,7 +22,7 @@ impl Nic {
         let cc = env.cfg.cc.new_flow(&self.flow_ctx(env, fid, now));
         let mut qp = SendQp::new(f.spec.size, cc, now);
         qp.irn = f.irn_cap.map(IrnSender::new);
-        self.send[f.send_slot as usize] = Some(qp);
+        self.send[f.send_slot.idx()] = Some(qp);
         self.active.push(fid);
         ctx.progress.started += 1;
         if ctx.progress.done + 1 == ctx.progress.started {
@@ -141,7 +141,7 @@ impl Nic {
         let fct = now.since(f.spec.start);
         ctx.progress.done += 1;
         ctx.diag.flow_finished(fid);
-        let qp = self.send[f.send_slot as usize]
+        let qp = self.send[f.send_slot.idx()]
             .as_ref()
             .expect("completed flows have a sender");
         if ctx.rec.flow_rate_on(fid) {

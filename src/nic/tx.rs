@@ -80,7 +80,7 @@ impl Nic {
             let i = (self.rr + k) % n;
             let fid = self.active[i];
             let f = &env.flows[fid.idx()];
-            let qp = self.send[f.send_slot as usize]
+            let qp = self.send[f.send_slot.idx()]
                 .as_mut()
                 .expect("active flows have a sender");
             if self.eg.is_paused(f.spec.class) || qp.next_avail > now || !qp.sendable(mtu) {
@@ -162,7 +162,7 @@ impl Nic {
             .active
             .iter()
             .filter_map(|&fid| {
-                let qp = self.send[env.flows[fid.idx()].send_slot as usize].as_ref()?;
+                let qp = self.send[env.flows[fid.idx()].send_slot.idx()].as_ref()?;
                 qp.has_data().then_some(qp.next_avail)
             })
             .min()
@@ -204,7 +204,7 @@ impl Nic {
             let mtu = env.cfg.transport.mtu;
             for &fid in &self.active {
                 let f = &env.flows[fid.idx()];
-                let qp = self.send[f.send_slot as usize]
+                let qp = self.send[f.send_slot.idx()]
                     .as_ref()
                     .expect("active flows have a sender");
                 if self.eg.is_paused(f.spec.class) || !qp.sendable(mtu) {

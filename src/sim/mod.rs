@@ -19,7 +19,7 @@ mod pfc;
 use crate::config::RunConfig;
 use crate::engine::EventQueue;
 use crate::error::Error;
-use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
+use crate::ids::{EgressId, FlowId, HostIdx, QpSlot, SwitchIdx};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
 use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress, Sampler};
@@ -157,7 +157,7 @@ impl Sim {
         // receiving slot at its destination NIC.
         let mut starts = vec![Vec::new(); topo.hosts.len()];
         let mut n_recv = vec![0u32; topo.hosts.len()];
-        let slots_of: Vec<(u32, u32)> = cfg
+        let slots_of: Vec<(QpSlot, QpSlot)> = cfg
             .flows
             .iter()
             .enumerate()
@@ -166,7 +166,7 @@ impl Sim {
                 s.push(FlowId::from_idx(fid));
                 let r = &mut n_recv[topo.host_idx(f.dst).idx()];
                 *r += 1;
-                (s.len() as u32 - 1, *r - 1)
+                (QpSlot::from_idx(s.len() - 1), QpSlot(*r - 1))
             })
             .collect();
         let nics: Vec<Nic> = topo
@@ -683,10 +683,10 @@ impl Sim {
     /// its destination NIC): the samplers observe both ends.
     fn flow_ends(&self, fid: FlowId) -> (&crate::nic::qp::SendQp, &crate::nic::qp::RecvQp) {
         let f = &self.flows[fid.idx()];
-        let send = self.nics[self.host_of(f.spec.src).idx()].send[f.send_slot as usize]
+        let send = self.nics[self.host_of(f.spec.src).idx()].send[f.send_slot.idx()]
             .as_ref()
             .expect("sampled flows have a sender");
-        let recv = &self.nics[self.host_of(f.spec.dst).idx()].recv[f.recv_slot as usize];
+        let recv = &self.nics[self.host_of(f.spec.dst).idx()].recv[f.recv_slot.idx()];
         (send, recv)
     }
 

@@ -94,7 +94,7 @@ impl Ns3Paths {
         let mut classes: Vec<BTreeMap<Sums, u32>> = vec![BTreeMap::new(); ns];
         for &h in &topo.hosts {
             let p = topo.host_port(h);
-            let si = topo.kind_index[p.peer.idx()] as usize;
+            let si = topo.switch_idx(p.peer).idx();
             *classes[si].entry(link(p.rate.bps(), p.delay)).or_insert(0) += 1;
         }
         let mut attach = vec![u32::MAX; ns];
@@ -120,7 +120,7 @@ impl Ns3Paths {
                 for &(v, l) in &nbrs[ui] {
                     if !seen[v.idx()] {
                         seen[v.idx()] = true;
-                        let vi = topo.kind_index[v.idx()] as usize;
+                        let vi = topo.switch_idx(v).idx();
                         row[vi] = here.join(l);
                         q.push_back(vi);
                     }
@@ -165,7 +165,7 @@ impl Ns3Paths {
                     tx: (self.mtu as u128 * 1_000_000_000 * 8 / rate as u128) as u64,
                     bw: rate,
                 },
-                topo.kind_index[p.peer.idx()] as usize,
+                topo.switch_idx(p.peer).idx(),
             )
         };
         let (ld, a) = link(dst);
