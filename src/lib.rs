@@ -57,6 +57,7 @@ pub fn run(
     sim::limits::check_before(&cfg, &opts.limits, out_dir.is_some())?;
     let mut rec = Recorder::new(out_dir, opts.keep_samples)?;
     rec.replace_on_commit(opts.replace.clone());
+    rec.stream_fct(opts.stream_fct);
     Sim::new(cfg, opts, rec).run(progress)
 }
 

@@ -186,18 +186,24 @@ pub(crate) fn nic_config(cfg: &RunConfig) -> NicConfig {
 /// Flow `size` bytes from host `src` to host `dst` of `cfg`, class 3, starting
 /// at 0, source port `10000 + slot`, in queue-pair slots `slot` at both ends;
 /// IRN's BDP cap is 64 packets when IRN is on.
-pub(crate) fn flow(cfg: &RunConfig, src: u32, dst: u32, size: u64, slot: u32) -> FlowInfo {
+pub(crate) fn flow(
+    cfg: &RunConfig,
+    src: u32,
+    dst: u32,
+    size: u64,
+    slot: u32,
+) -> (FlowSpec, FlowInfo) {
     let one_way = Delta::from_us(2);
     let rate = cfg.topo.host_port(NodeId(src)).rate;
-    FlowInfo {
-        spec: FlowSpec {
-            src: NodeId(src),
-            dst: NodeId(dst),
-            size,
-            start: SimTime::ZERO,
-            class: 3,
-            dport: 100,
-        },
+    let spec = FlowSpec {
+        src: NodeId(src),
+        dst: NodeId(dst),
+        size,
+        start: SimTime::ZERO,
+        class: 3,
+        dport: 100,
+    };
+    let info = FlowInfo {
         sport: 10_000 + slot as u16,
         ideal: Delta::ZERO,
         pair_rtt: BASE_RTT,
@@ -206,7 +212,8 @@ pub(crate) fn flow(cfg: &RunConfig, src: u32, dst: u32, size: u64, slot: u32) ->
         irn_cap: matches!(cfg.nic.loss_recovery, LossRecovery::Irn(_)).then_some(64),
         send_slot: QpSlot(slot),
         recv_slot: QpSlot(slot),
-    }
+    };
+    (spec, info)
 }
 
 /// Host `host`'s NIC of `cfg`, sending into egress `gid`, with `n_send` sending
@@ -266,6 +273,7 @@ pub(crate) const RX: EgressId = EgressId(1);
 pub(crate) struct NicPair {
     pub w: World,
     pub cfg: NicConfig,
+    pub specs: Vec<FlowSpec>,
     pub flows: Vec<FlowInfo>,
     pub tx: Nic,
     pub rx: Nic,
@@ -277,14 +285,15 @@ pub(crate) struct NicPair {
 impl NicPair {
     /// `flows` flows of `size` bytes from host 1 to host 0 of `run`.
     pub fn new(run: &RunConfig, n_flows: usize, size: u64) -> NicPair {
-        let flows: Vec<FlowInfo> = (0..n_flows as u32)
+        let (specs, flows) = (0..n_flows as u32)
             .map(|i| flow(run, 1, 0, size, i))
-            .collect();
+            .unzip();
         NicPair {
             w: World::new(2, n_flows),
             cfg: nic_config(run),
             tx: nic(run, 1, TX, n_flows, 0),
             rx: nic(run, 0, RX, 0, n_flows),
+            specs,
             flows,
             seen: Vec::new(),
         }
@@ -294,6 +303,7 @@ impl NicPair {
     pub fn start(&mut self, fid: u32) {
         let env = NicEnv {
             cfg: &self.cfg,
+            specs: &self.specs,
             flows: &self.flows,
         };
         let mut ctx = self.w.ctx();
@@ -310,6 +320,7 @@ impl NicPair {
     fn deliver(&mut self, link: EgressId, id: PacketId) {
         let env = NicEnv {
             cfg: &self.cfg,
+            specs: &self.specs,
             flows: &self.flows,
         };
         let mut ctx = self.w.ctx();
@@ -327,6 +338,7 @@ impl NicPair {
         while let Some((at, ev)) = self.w.pop_until(until) {
             let env = NicEnv {
                 cfg: &self.cfg,
+                specs: &self.specs,
                 flows: &self.flows,
             };
             match ev {

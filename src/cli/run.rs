@@ -182,6 +182,7 @@ pub fn simulate(
         seed,
         limits,
         replace: dir.stale.clone(),
+        stream_fct: true,
         ..RunOptions::default()
     };
     let res = crate::run(cfg, &opts, Some(out.0), progress);

@@ -38,10 +38,11 @@ use qp::{RecvQp, SendQp};
 use rand_chacha::ChaCha8Rng;
 use transport::{AckRule, Transport};
 
-/// One flow as every node sees it: immutable once the run starts.
+/// What every node knows of a flow besides its spec ([`FlowSpec`], in
+/// [`NicEnv::specs`]): immutable once the run starts. Kept small (it exists for
+/// every flow of the run, finished or not).
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
-    pub spec: FlowSpec,
     pub sport: u16,
     /// Ideal (stand-alone) FCT, for slowdowns.
     pub ideal: Delta,
@@ -127,6 +128,8 @@ impl NicConfig {
 #[derive(Clone, Copy)]
 pub struct NicEnv<'a> {
     pub cfg: &'a NicConfig,
+    /// Every flow's spec, by flow id.
+    pub specs: &'a [FlowSpec],
     pub flows: &'a [FlowInfo],
 }
 
@@ -147,10 +150,17 @@ pub struct Nic {
     /// `SimTime::MAX` when none is pending. Unused by the eager scheduler.
     pub wake_at: SimTime,
     /// Sending queue pairs, by [`FlowInfo::send_slot`]; `None` before the flow
-    /// starts.
-    pub send: Vec<Option<SendQp>>,
-    /// Receiving queue pairs, by [`FlowInfo::recv_slot`].
-    pub recv: Vec<RecvQp>,
+    /// starts and after it completes (its state is freed: memory holds the
+    /// active flows, not every flow of the run).
+    pub send: Vec<Option<Box<SendQp>>>,
+    /// Receiving queue pairs, by [`FlowInfo::recv_slot`]; `None` before the
+    /// first packet and after completion (see [`receiver`]).
+    pub recv: Vec<Option<Box<RecvQp>>>,
+    /// Receiving slots whose message is complete and whose state was freed.
+    pub closed: Vec<u64>,
+    /// Complete receivers kept only while their CNP window is open: (when it
+    /// ends, flow), in that order.
+    lingering: std::collections::VecDeque<(SimTime, FlowId)>,
     /// The flows sourced here, in start order, and the next to start.
     starts: Vec<FlowId>,
     next_start: usize,
@@ -178,16 +188,23 @@ impl Nic {
             rx: crate::cc::rx_nic::RxNicState::new(rngs.1),
             wake_at: SimTime::MAX,
             send: (0..n_send).map(|_| None).collect(),
-            recv: vec![RecvQp::default(); n_recv],
+            recv: (0..n_recv).map(|_| None).collect(),
+            closed: vec![0; n_recv.div_ceil(64)],
+            lingering: Default::default(),
             starts,
             next_start: 0,
         }
     }
 
+    /// The flows sourced here that have started, in start order.
+    pub fn started(&self) -> &[FlowId] {
+        &self.starts[..self.next_start]
+    }
+
     /// When the next flow sourced here starts, if any is left.
     pub fn next_start(&self, env: NicEnv) -> Option<SimTime> {
         let fid = *self.starts.get(self.next_start)?;
-        Some(env.flows[fid.idx()].spec.start)
+        Some(env.specs[fid.idx()].start)
     }
 
     /// The NIC's start timer: flows whose start time has come begin, in start
@@ -257,7 +274,7 @@ impl Nic {
     /// The sending queue pair of `fid` (which must have started).
     #[inline]
     fn sqp(&mut self, env: NicEnv, fid: FlowId) -> Option<&mut SendQp> {
-        self.send[env.flows[fid.idx()].send_slot.idx()].as_mut()
+        self.send[env.flows[fid.idx()].send_slot.idx()].as_deref_mut()
     }
 
     /// What flow `fid`'s controller is told about its path.

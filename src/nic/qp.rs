@@ -92,6 +92,11 @@ impl SendQp {
 }
 
 /// Receiver side of a reliable connection.
+///
+/// Once its message is complete and the rest of its state is at rest
+/// ([`RecvQp::at_rest`]), the NIC frees it; a packet of the flow that still
+/// comes (a duplicate) finds it rebuilt as [`RecvQp::closed`], which behaves
+/// exactly as the freed state would have.
 #[derive(Clone, Debug, Default)]
 pub struct RecvQp {
     /// Next byte expected in order.
@@ -110,10 +115,44 @@ pub struct RecvQp {
     pub ce_since_ack: bool,
     /// Payload bytes delivered in order (each byte once).
     pub delivered: u64,
-    /// Time the last byte was delivered.
+    /// Time the last byte was delivered (`None` once rebuilt by [`RecvQp::closed`]).
     pub finished_at: Option<SimTime>,
     /// Receiver-side congestion control (RCC), if any.
     pub ctl: RxCtl,
     /// IRN: out-of-order packets kept (IRN loss recovery only).
     pub irn: Option<IrnReceiver>,
+}
+
+impl RecvQp {
+    /// The receiver of a complete `size`-byte message whose state was freed.
+    pub fn closed(size: u64) -> RecvQp {
+        RecvQp {
+            expected: size,
+            delivered: size,
+            ..RecvQp::default()
+        }
+    }
+
+    /// Whether the message (`size` bytes) is complete and nothing a later
+    /// packet of it could read differs from [`RecvQp::closed`]: no ACK is owed
+    /// (in-order count and ECN echo), no CNP is pending and the CNP window
+    /// (`cnp_window`, when CNPs are packets) has ended by `now`, and there is no
+    /// receiver-side controller. After completion every packet is a duplicate
+    /// (below `expected`), so the NACK and IRN state are never read again.
+    pub fn at_rest(
+        &self,
+        size: u64,
+        now: SimTime,
+        cnp_window: Option<crate::units::Delta>,
+    ) -> bool {
+        self.expected >= size
+            && self.since_ack == 0
+            && !self.ce_since_ack
+            && !self.cnp_pending
+            && match (self.last_cnp, cnp_window) {
+                (Some(t), Some(w)) => now.since(t) >= w,
+                _ => true,
+            }
+            && matches!(self.ctl, RxCtl::None)
+    }
 }

@@ -4,13 +4,20 @@
 //! window ends for marks inside it) or flag the ACK (`cnp = "ack-flag"`, the
 //! ns-3 model); receiver-side congestion control (RCC §III) sets the window the
 //! ACK carries.
+//!
+//! A flow's receiving queue pair is made on its first packet and freed once
+//! the message is complete and its state at rest ([`RecvQp::at_rest`]), so the
+//! NIC holds state for the flows in progress only; a later duplicate finds it
+//! rebuilt ([`RecvQp::closed`]) and is answered as before.
 
+use super::qp::RecvQp;
 use super::{Nic, NicEnv};
 use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::ids::FlowId;
 use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, flag};
 use crate::profile::{CnpMode, IntBytes};
+use crate::units::SimTime;
 
 impl Nic {
     /// Receiver: in-order data advances `expected` and is ACKed by the ACK
@@ -29,8 +36,10 @@ impl Nic {
         ctx.rec.packet_delivered(fid, pkt.sent_at, now);
         let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
         let last = pkt.has(flag::LAST);
-        let f = &env.flows[fid.idx()];
-        let rx = &mut self.recv[f.recv_slot.idx()];
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
+        let slot = f.recv_slot.idx();
+        self.close_lingering(env, now);
+        let rx = self.open_rqp(slot, spec.size);
         if rx.irn.is_none() && rx.expected == 0 && rx.delivered == 0 {
             rx.irn = cfg.transport.new_receiver(f.irn_cap);
         }
@@ -66,8 +75,8 @@ impl Nic {
                 }
             }
         }
-        let rx = &mut self.recv[f.recv_slot.idx()];
-        let out = cfg.transport.receive(rx, seq, payload, f.spec.size, now);
+        let rx = self.recv[slot].as_deref_mut().expect("opened above");
+        let out = cfg.transport.receive(rx, seq, payload, spec.size, now);
         send_ack |= out.ack;
         ctx.stats.delivered_bytes += out.fresh;
         if out.in_order {
@@ -87,7 +96,7 @@ impl Nic {
                 sent_at,
                 first,
                 last,
-                complete: rx.expected >= f.spec.size,
+                complete: rx.expected >= spec.size,
                 line_rate: self.eg.rate,
                 t: cfg.base_rtt,
                 one_way: f.one_way,
@@ -96,6 +105,7 @@ impl Nic {
             fb = rk.on_data(&mut rx.ctl, &mut self.rx, &ev);
         }
         if !(send_ack || out.nack) {
+            self.close_if_at_rest(env, fid, now);
             ctx.pool.free(id);
             if !cfg.ns3_scheduler() {
                 self.kick(ctx, env);
@@ -107,10 +117,11 @@ impl Nic {
         // Turn the data packet into its ACK/NACK: it keeps the INT records and the
         // send timestamp (echoed for RTT samples).
         let expected = rx.expected;
+        self.close_if_at_rest(env, fid, now);
         let class = if cfg.plan.ack_in_control_class {
             0
         } else {
-            f.spec.class
+            spec.class
         };
         let int_bytes = match cfg.model.sizes.int {
             _ if !cfg.int_on => 0,
@@ -139,15 +150,78 @@ impl Nic {
         self.kick(ctx, env);
     }
 
+    /// The receiving queue pair in `slot` (of a `size`-byte message): made on
+    /// the flow's first packet, rebuilt as closed for a packet after it was freed.
+    fn open_rqp(&mut self, slot: usize, size: u64) -> &mut RecvQp {
+        let closed = self.closed[slot / 64] >> (slot % 64) & 1 != 0;
+        self.recv[slot].get_or_insert_with(|| {
+            Box::new(if closed {
+                RecvQp::closed(size)
+            } else {
+                RecvQp::default()
+            })
+        })
+    }
+
+    /// Frees flow `fid`'s receiving queue pair if its message is complete and
+    /// its state at rest. One that is complete but whose CNP window is still
+    /// open is looked at again once the window has ended ([`Self::close_lingering`]).
+    fn close_if_at_rest(&mut self, env: NicEnv, fid: FlowId, now: SimTime) {
+        let window = match env.cfg.model.cnp {
+            CnpMode::Packet { interval } => Some(interval),
+            CnpMode::AckFlag => None,
+        };
+        let (slot, size) = (
+            env.flows[fid.idx()].recv_slot.idx(),
+            env.specs[fid.idx()].size,
+        );
+        let Some(rx) = self.recv[slot].as_deref() else {
+            return;
+        };
+        if rx.at_rest(size, now, window) {
+            self.recv[slot] = None;
+            self.closed[slot / 64] |= 1 << (slot % 64);
+        } else if rx.expected >= size
+            && let (Some(t), Some(w)) = (rx.last_cnp, window)
+            && now.since(t) < w
+        {
+            self.lingering.push_back((t + w, fid));
+        }
+    }
+
+    /// Receivers whose CNP window has ended since they completed are freed if
+    /// at rest (windows have one length, so they end in the order they are queued).
+    fn close_lingering(&mut self, env: NicEnv, now: SimTime) {
+        while let Some(&(t, fid)) = self.lingering.front()
+            && t <= now
+        {
+            self.lingering.pop_front();
+            self.close_if_at_rest(env, fid, now);
+        }
+    }
+
+    /// Payload bytes flow `fid`'s receiver (here) has in order, and how its
+    /// receiver-side control classifies the flow (for the samplers).
+    pub fn received(&self, env: NicEnv, fid: FlowId) -> (u64, crate::cc::Congestion) {
+        let slot = env.flows[fid.idx()].recv_slot.idx();
+        match self.recv[slot].as_deref() {
+            Some(rx) => (rx.delivered, rx.ctl.congestion()),
+            None if self.closed[slot / 64] >> (slot % 64) & 1 != 0 => {
+                (env.specs[fid.idx()].size, crate::cc::Congestion::Unknown)
+            }
+            None => (0, crate::cc::Congestion::Unknown),
+        }
+    }
+
     /// Queues a CNP from flow `fid`'s receiver (here) back to its sender.
     fn send_cnp(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
-        let f = &env.flows[fid.idx()];
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
         let cid = ctx.pool.alloc_blank(PacketKind::Cnp);
         let cnp = ctx.pool.get_mut(cid);
         cnp.flow = fid;
-        cnp.src = f.spec.dst;
-        cnp.dst = f.spec.src;
-        cnp.sport = f.spec.dport;
+        cnp.src = spec.dst;
+        cnp.dst = spec.src;
+        cnp.sport = spec.dport;
         cnp.dport = f.sport;
         cnp.wire = env.cfg.model.sizes.cnp;
         self.ctrl.push(ctx.pool, cid);
@@ -157,13 +231,15 @@ impl Nic {
     /// The end of flow `flow`'s NP window with a mark in it: its CNP goes out
     /// now and a new window starts (DCQCN §3.1, Fig. 6).
     pub fn on_cnp_timer(&mut self, ctx: &mut Ctx, env: NicEnv, flow: FlowId) {
-        let rx = &mut self.recv[env.flows[flow.idx()].recv_slot.idx()];
-        if !rx.cnp_pending {
+        let slot = env.flows[flow.idx()].recv_slot.idx();
+        let Some(rx) = self.recv[slot].as_deref_mut().filter(|rx| rx.cnp_pending) else {
+            // Freed receivers have no CNP pending.
             return;
-        }
+        };
         rx.cnp_pending = false;
         rx.last_cnp = Some(ctx.now);
         self.send_cnp(ctx, env, flow);
+        self.close_if_at_rest(env, flow, ctx.now);
         self.kick(ctx, env);
     }
 }

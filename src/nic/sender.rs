@@ -18,18 +18,18 @@ impl Nic {
     /// a test that drives the NIC by hand).
     pub fn start_flow(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let now = ctx.now;
-        let f = &env.flows[fid.idx()];
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
         let cc = env.cfg.cc.new_flow(&self.flow_ctx(env, fid, now));
-        let mut qp = SendQp::new(f.spec.size, cc, now);
+        let mut qp = SendQp::new(spec.size, cc, now);
         qp.irn = f.irn_cap.map(IrnSender::new);
-        self.send[f.send_slot.idx()] = Some(qp);
+        self.send[f.send_slot.idx()] = Some(Box::new(qp));
         self.active.push(fid);
         ctx.progress.started += 1;
         if ctx.progress.done + 1 == ctx.progress.started {
             // First active flow after an idle period: progress starts now.
             ctx.progress.last = now;
         }
-        ctx.diag.flow_started(fid, f.spec.class);
+        ctx.diag.flow_started(fid, spec.class);
         self.kick(ctx, env);
     }
 
@@ -125,7 +125,9 @@ impl Nic {
         }
     }
 
-    /// The last byte of flow `fid` is acknowledged: its record goes out.
+    /// The last byte of flow `fid` is acknowledged: its record goes out and its
+    /// queue pair is freed (later ACKs, CNPs and timers of the flow find none
+    /// and are ignored, as they were by a queue pair marked done).
     fn complete(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         if let Some(pos) = self.active.iter().position(|&f| f == fid) {
             self.active.remove(pos);
@@ -137,12 +139,12 @@ impl Nic {
             }
         }
         let now = ctx.now;
-        let f = &env.flows[fid.idx()];
-        let fct = now.since(f.spec.start);
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
+        let fct = now.since(spec.start);
         ctx.progress.done += 1;
         ctx.diag.flow_finished(fid);
         let qp = self.send[f.send_slot.idx()]
-            .as_ref()
+            .take()
             .expect("completed flows have a sender");
         if ctx.rec.flow_rate_on(fid) {
             let c = crate::output::FlowCounters {
@@ -156,12 +158,12 @@ impl Nic {
         }
         ctx.rec.flow_done(FctRecord {
             flow_id: fid.0,
-            src: f.spec.src.0,
-            dst: f.spec.dst.0,
+            src: spec.src.0,
+            dst: spec.dst.0,
             sport: f.sport,
-            dport: f.spec.dport,
-            size: f.spec.size,
-            start: f.spec.start,
+            dport: spec.dport,
+            size: spec.size,
+            start: spec.start,
             fct,
             ideal: f.ideal,
             retx_bytes: qp.retx_bytes,

@@ -366,3 +366,74 @@ fn with_ack_flag_cnps_a_marked_packet_is_acked_at_once_with_the_cnp_flag() {
     // The marked packet's own ACK, then the last packet's.
     assert_eq!(flagged, vec![(6_000, true), (20_000, false)]);
 }
+
+fn closed(nic: &crate::nic::Nic, slot: usize) -> bool {
+    nic.closed[slot / 64] >> (slot % 64) & 1 != 0
+}
+
+#[test]
+fn a_completed_flow_frees_its_queue_pairs_at_both_ends() {
+    let mut p = NicPair::new(&star(""), 1, 10 * MTU);
+    p.start(0);
+    assert!(p.tx.send[0].is_some() && p.rx.recv[0].is_none());
+    p.run(us(20));
+    assert_eq!(p.w.progress.done, 1);
+    assert!(p.tx.send[0].is_none(), "the sender's state is freed");
+    assert!(
+        p.rx.recv[0].is_none() && closed(&p.rx, 0),
+        "so is the receiver's"
+    );
+}
+
+#[test]
+fn a_duplicate_reaching_a_closed_receiver_is_acked_as_the_open_one_would() {
+    // The last ACK is lost: the sender times out and resends the last packet,
+    // which reaches a receiver that has completed and freed its state.
+    let size = 3 * MTU;
+    let mut p = NicPair::new(&star("[nic]\nrto = \"100us\"\n"), 1, size);
+    p.start(0);
+    p.run_until(
+        us(500),
+        lose_first(|s| s.pkt.kind == PacketKind::Ack && s.pkt.seq == size),
+    );
+    let resent: Vec<u64> = data(&p)
+        .iter()
+        .filter(|s| s.pkt.has(flag::RETX))
+        .map(|s| s.pkt.seq)
+        .collect();
+    assert_eq!(resent, vec![2000], "go-back-N resends from snd_una");
+    let acks: Vec<u64> = p
+        .arrived(RX, PacketKind::Ack)
+        .iter()
+        .map(|s| s.pkt.seq)
+        .collect();
+    assert_eq!(acks.last(), Some(&size), "the duplicate is acknowledged");
+    assert_eq!(p.w.stats.delivered_bytes, size, "and not delivered twice");
+    assert_eq!(p.w.progress.done, 1);
+    assert_eq!(p.w.rec.fct_records()[0].timeouts, 1);
+    assert!(p.rx.recv[0].is_none() && closed(&p.rx, 0));
+}
+
+#[test]
+fn a_receiver_is_kept_while_its_cnp_window_is_open_and_freed_after() {
+    // Flow 0's packets are all marked: its receiver completes inside a CNP
+    // window (N = 50 us) and keeps its state; a packet of flow 1 after the
+    // window has ended lets the NIC free it.
+    let mut p = NicPair::new(&star(""), 2, 10 * MTU);
+    p.start(0);
+    p.run_until(us(20), |s| {
+        if s.pkt.kind == PacketKind::Data && s.pkt.flow == 0 {
+            Fate::Mark
+        } else {
+            Fate::Deliver
+        }
+    });
+    assert_eq!(p.w.progress.done, 1);
+    assert!(p.rx.recv[0].is_some(), "the CNP window is still open");
+    p.run(us(100));
+    p.start(1);
+    p.run(us(120));
+    assert_eq!(p.w.progress.done, 2);
+    assert!(p.rx.recv[0].is_none() && closed(&p.rx, 0));
+    assert!(p.rx.recv[1].is_none() && closed(&p.rx, 1));
+}

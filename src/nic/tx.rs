@@ -79,11 +79,11 @@ impl Nic {
         for k in 0..n {
             let i = (self.rr + k) % n;
             let fid = self.active[i];
-            let f = &env.flows[fid.idx()];
+            let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
             let qp = self.send[f.send_slot.idx()]
-                .as_mut()
+                .as_deref_mut()
                 .expect("active flows have a sender");
-            if self.eg.is_paused(f.spec.class) || qp.next_avail > now || !qp.sendable(mtu) {
+            if self.eg.is_paused(spec.class) || qp.next_avail > now || !qp.sendable(mtu) {
                 continue;
             }
             self.rr = (i + 1) % n;
@@ -96,12 +96,12 @@ impl Nic {
             let end = seg.seq + seg.payload as u64;
             let id = ctx.pool.alloc_blank(PacketKind::Data);
             let pkt = ctx.pool.get_mut(id);
-            pkt.class = f.spec.class;
+            pkt.class = spec.class;
             pkt.flow = fid;
-            pkt.src = f.spec.src;
-            pkt.dst = f.spec.dst;
+            pkt.src = spec.src;
+            pkt.dst = spec.dst;
             pkt.sport = f.sport;
-            pkt.dport = f.spec.dport;
+            pkt.dport = spec.dport;
             pkt.seq = seg.seq;
             pkt.payload = seg.payload as u16;
             pkt.wire = cfg.model.sizes.data_wire(seg.payload, cfg.int_on);
@@ -203,11 +203,11 @@ impl Nic {
         } else {
             let mtu = env.cfg.transport.mtu;
             for &fid in &self.active {
-                let f = &env.flows[fid.idx()];
+                let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
                 let qp = self.send[f.send_slot.idx()]
-                    .as_ref()
+                    .as_deref()
                     .expect("active flows have a sender");
-                if self.eg.is_paused(f.spec.class) || !qp.sendable(mtu) {
+                if self.eg.is_paused(spec.class) || !qp.sendable(mtu) {
                     continue;
                 }
                 next = next.min(qp.next_avail.max(free_at));

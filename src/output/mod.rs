@@ -170,7 +170,13 @@ pub struct Recorder {
     fct_file: Option<AtomicFile>,
     pfc_file: Option<AtomicFile>,
     queue_file: Option<AtomicFile>,
+    /// Completed flows, kept for [`RunOutputs::fct`] unless streamed only.
     fct: Vec<FctRecord>,
+    /// Completed flows go to the files only, not into `fct` (memory flat in
+    /// run length); their slowdowns are kept for the summary.
+    stream_fct: bool,
+    /// Every completed flow's slowdown (summary percentiles): 8 bytes a flow.
+    slowdowns: Vec<f64>,
     keep_samples: bool,
     samples: Vec<QueueSample>,
     rates: Vec<RateSample>,
@@ -200,6 +206,8 @@ impl Recorder {
             pfc_file: None,
             queue_file: None,
             fct: Vec::new(),
+            stream_fct: false,
+            slowdowns: Vec::new(),
             keep_samples,
             samples: Vec::new(),
             rates: Vec::new(),
@@ -396,7 +404,17 @@ impl Recorder {
             let res = n.flow_done(&r);
             self.note(res);
         }
-        self.fct.push(r);
+        self.slowdowns.push(r.slowdown());
+        if !self.stream_fct {
+            self.fct.push(r);
+        }
+    }
+
+    /// Completed flows are written to the files as they finish and not kept
+    /// for [`RunOutputs::fct`] (only with an output directory, where they are
+    /// not lost): per-flow memory does not grow with the run's length.
+    pub fn stream_fct(&mut self, on: bool) {
+        self.stream_fct = on && self.dir.is_some();
     }
 
     /// The flows completed so far, in completion order (unit tests).
@@ -453,7 +471,7 @@ impl Recorder {
         if let Some(e) = self.io_error.take() {
             return Err(e);
         }
-        let summary = Summary::new(&input, &self.fct);
+        let summary = Summary::new(&input, std::mem::take(&mut self.slowdowns));
         if let Some(dir) = &self.dir {
             let mut s = AtomicFile::create(dir, "summary.json")?;
             let json = serde_json::to_string_pretty(&summary).expect("summary serializes");

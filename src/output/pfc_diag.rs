@@ -128,7 +128,8 @@ pub struct PfcDiag {
     storms: Vec<(EgressId, u8, u64, u64)>,
     storm_windows: u64,
     /// Per egress id of a switch port (= that port's ingress): flows entering
-    /// the switch there, with their egress port.
+    /// the switch there, with their egress port. Flows join when they start
+    /// ([`PfcDiag::flow_path`]); finished ones are dropped before a list grows.
     pub by_ingress: Vec<Vec<(FlowId, u16)>>,
     /// Per flow id: pauses it suffered as a victim.
     pub victim_pauses: Vec<u32>,
@@ -306,6 +307,19 @@ impl PfcDiag {
         if let Some(c) = self.active_class.get_mut(flow.idx()) {
             *c = INACTIVE;
         }
+    }
+
+    /// Flow `flow`, which has started, enters a switch at ingress `ingress_gid`
+    /// and leaves it by port `egress`. A list about to grow first drops the
+    /// flows that have finished (they are never victims), so the lists hold
+    /// about the active flows, not every flow of the run.
+    pub fn flow_path(&mut self, flow: FlowId, ingress_gid: EgressId, egress: u16) {
+        let list = &mut self.by_ingress[ingress_gid.idx()];
+        if list.len() == list.capacity() {
+            let active = &self.active_class;
+            list.retain(|&(f, _)| active[f.idx()] != INACTIVE);
+        }
+        list.push((flow, egress));
     }
 
     /// A PAUSE of `class` went out of the port whose ingress is `ingress_gid`:

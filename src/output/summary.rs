@@ -1,6 +1,5 @@
 //! summary.json: the run's headline numbers.
 
-use super::FctRecord;
 use crate::stats::Stats;
 use crate::units::{Delta, SimTime};
 use serde::Serialize;
@@ -112,14 +111,15 @@ impl Timing {
 }
 
 impl Summary {
-    pub fn new(i: &SummaryInput, fct: &[FctRecord]) -> Summary {
-        let mut sd: Vec<f64> = fct.iter().map(FctRecord::slowdown).collect();
+    /// The summary of a run whose completed flows had slowdowns `sd` (any order).
+    pub fn new(i: &SummaryInput, mut sd: Vec<f64>) -> Summary {
+        let completed = sd.len();
         sd.sort_by(f64::total_cmp);
         let s = &i.stats;
         let wall = i.wall_seconds.max(1e-9);
         Summary {
             flows_total: i.flows_total,
-            flows_completed: fct.len(),
+            flows_completed: completed,
             slowdown_p50: percentile(&sd, 50.0),
             slowdown_p95: percentile(&sd, 95.0),
             slowdown_p99: percentile(&sd, 99.0),

@@ -63,6 +63,10 @@ pub struct RunOptions {
     /// Files of a previous run in the output directory, removed just before this
     /// run's files are moved in (`run --force`).
     pub replace: Vec<std::path::PathBuf>,
+    /// With an output directory: completed flows go to fct.csv (and fct.txt)
+    /// as they finish and are not returned in [`RunOutputs::fct`], so memory
+    /// does not grow with the number of flows completed (`rocesim run`, sweeps).
+    pub stream_fct: bool,
 }
 
 pub struct Sim {
@@ -125,6 +129,7 @@ macro_rules! split {
         #[allow(unused_variables)]
         let $nenv = NicEnv {
             cfg: nic_cfg,
+            specs: &cfg.flows,
             flows,
         };
         #[allow(unused_variables)]
@@ -215,7 +220,6 @@ impl Sim {
                 *c = c.wrapping_add(1);
                 let path = path_model.flow(&cfg, seed, spec, sport);
                 FlowInfo {
-                    spec: spec.clone(),
                     sport,
                     ideal: path.ideal,
                     pair_rtt: path.pair_rtt,
@@ -252,16 +256,7 @@ impl Sim {
             })
             .collect();
         let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
-        let mut diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
-        if cfg.diag.victims && cfg.flowctl.enabled {
-            for (i, f) in flows.iter().enumerate() {
-                let key = path_model::flow_key(&f.spec, f.sport);
-                for h in ecmp::trace(topo, model.ecmp_hash, seed, key) {
-                    let gid = switches[h.index.idx()].ports[h.ingress as usize].eg.gid;
-                    diag.by_ingress[gid.idx()].push((FlowId::from_idx(i), h.egress));
-                }
-            }
-        }
+        let diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         let n_egress = egress_owner.len();
         // A link's receiving end: the peer of the egress that sends into it.
         let link_dst = egress_owner
@@ -331,14 +326,10 @@ impl Sim {
     ) -> Result<RunOutputs, Error> {
         let wall = Instant::now();
         self.configure_recorders()?;
-        if let Some(first) = self.flows.first() {
-            let t = first.spec.start;
+        if let Some(first) = self.cfg.flows.first() {
+            let t = first.start;
             for nic in &self.nics {
-                let env = NicEnv {
-                    cfg: &self.nic_cfg,
-                    flows: &self.flows,
-                };
-                if let Some(at) = nic.next_start(env) {
+                if let Some(at) = nic.next_start(self.nic_env()) {
                     // The NIC's own start timer, set before the run.
                     let host = nic.idx;
                     self.q.schedule_cold(at, Event::FlowStart { host }.pack());
@@ -544,27 +535,57 @@ impl Sim {
                 }
             }
             Event::QpTimer { flow } => {
-                let hi = self.host_of(self.flows[flow.idx()].spec.src);
+                let hi = self.host_of(self.cfg.flows[flow.idx()].src);
                 split!(self, now, |ctx, nics, sw, nenv, senv| {
                     nics[hi.idx()].on_qp_timer(&mut ctx, nenv, flow)
                 })
             }
             Event::CnpTimer { flow } => {
-                let hi = self.host_of(self.flows[flow.idx()].spec.dst);
+                let hi = self.host_of(self.cfg.flows[flow.idx()].dst);
                 split!(self, now, |ctx, nics, sw, nenv, senv| {
                     nics[hi.idx()].on_cnp_timer(&mut ctx, nenv, flow)
                 })
             }
             Event::FlowStart { host } => {
+                let before = self.nics[host.idx()].started().len();
                 split!(self, now, |ctx, nics, sw, nenv, senv| {
                     nics[host.idx()].on_flow_start(&mut ctx, nenv)
-                })
+                });
+                if self.cfg.diag.victims && self.cfg.flowctl.enabled {
+                    for k in before..self.nics[host.idx()].started().len() {
+                        let fid = self.nics[host.idx()].started()[k];
+                        self.note_flow_path(fid);
+                    }
+                }
             }
             Event::Sample {
                 what: Sampler::Rates,
             } => self.rate_sample(),
             Event::Sample { what } => self.sample(what),
             Event::SwitchTimer { switch } => self.switch_timer(now, switch),
+        }
+    }
+
+    /// PFC victims: which switch ingresses and egresses flow `fid`, which has
+    /// just started, crosses (the dispatcher's view of the routing; the
+    /// diagnostics watch the flow from now until it completes).
+    fn note_flow_path(&mut self, fid: FlowId) {
+        let (spec, f) = (&self.cfg.flows[fid.idx()], &self.flows[fid.idx()]);
+        let key = path_model::flow_key(spec, f.sport);
+        for h in ecmp::trace(&self.cfg.topo, self.cfg.model.ecmp_hash, self.seed, key) {
+            let gid = self.switches[h.index.idx()].ports[h.ingress as usize]
+                .eg
+                .gid;
+            self.diag.flow_path(fid, gid, h.egress);
+        }
+    }
+
+    /// What the NICs share (outside [`split!`], which borrows it apart).
+    fn nic_env(&self) -> NicEnv<'_> {
+        NicEnv {
+            cfg: &self.nic_cfg,
+            specs: &self.cfg.flows,
+            flows: &self.flows,
         }
     }
 
@@ -679,25 +700,28 @@ impl Sim {
         }
     }
 
-    /// A flow's sending queue pair (at its source NIC) and receiving one (at
-    /// its destination NIC): the samplers observe both ends.
-    fn flow_ends(&self, fid: FlowId) -> (&crate::nic::qp::SendQp, &crate::nic::qp::RecvQp) {
-        let f = &self.flows[fid.idx()];
-        let send = self.nics[self.host_of(f.spec.src).idx()].send[f.send_slot.idx()]
-            .as_ref()
+    /// A flow's sending queue pair (at its source NIC), and the bytes its
+    /// receiver has in order and its receiver's classification (at its
+    /// destination NIC): the samplers observe both ends.
+    fn flow_ends(&self, fid: FlowId) -> (&crate::nic::qp::SendQp, (u64, crate::cc::Congestion)) {
+        let (f, spec) = (&self.flows[fid.idx()], &self.cfg.flows[fid.idx()]);
+        let send = self.nics[self.host_of(spec.src).idx()].send[f.send_slot.idx()]
+            .as_deref()
             .expect("sampled flows have a sender");
-        let recv = &self.nics[self.host_of(f.spec.dst).idx()].recv[f.recv_slot.idx()];
-        (send, recv)
+        (
+            send,
+            self.nics[self.host_of(spec.dst).idx()].received(self.nic_env(), fid),
+        )
     }
 
     fn flow_counters(&self, fid: FlowId) -> crate::output::FlowCounters {
         use crate::cc::CongestionControl;
-        let (qp, rx) = self.flow_ends(fid);
+        let (qp, (delivered, _)) = self.flow_ends(fid);
         crate::output::FlowCounters {
             rate: qp.cc.rate(),
             window: qp.cc.window(),
             sent: qp.high_sent + qp.retx_bytes,
-            delivered: rx.delivered,
+            delivered,
         }
     }
 
@@ -706,14 +730,14 @@ impl Sim {
         let now = self.q.now();
         for nic in &self.nics {
             for &fid in &nic.active {
-                let (qp, rx) = self.flow_ends(fid);
+                let (qp, (delivered, rx_class)) = self.flow_ends(fid);
                 self.rec.rate_sample(crate::output::RateSample {
                     time: now,
                     flow: fid.0,
                     rate: qp.cc.rate(),
                     window: qp.cc.window(),
-                    delivered: rx.delivered,
-                    congestion: match rx.ctl.congestion() {
+                    delivered,
+                    congestion: match rx_class {
                         crate::cc::Congestion::Unknown => qp.cc.congestion(),
                         c => c,
                     },

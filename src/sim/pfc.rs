@@ -272,10 +272,10 @@ impl Sim {
                 }
             })
             .collect();
-        let flows = &self.flows;
+        let flows = &self.cfg.flows;
         pfc_report::render(&self.diag, &self.stats, &ports, |fid| {
             let f = &flows[fid.idx()];
-            (f.spec.src, f.spec.dst)
+            (f.src, f.dst)
         })
     }
 }
