@@ -422,7 +422,7 @@ fn a_receiver_is_kept_while_its_cnp_window_is_open_and_freed_after() {
     let mut p = NicPair::new(&star(""), 2, 10 * MTU);
     p.start(0);
     p.run_until(us(20), |s| {
-        if s.pkt.kind == PacketKind::Data && s.pkt.flow == 0 {
+        if s.pkt.kind == PacketKind::Data && s.pkt.flow == crate::ids::FlowId(0) {
             Fate::Mark
         } else {
             Fate::Deliver
