@@ -93,8 +93,8 @@ fn root() -> &'static Path {
 
 fn scenario(text: &str) -> Outcome {
     let base = root().join("scenarios");
-    let loaded = rocesim::scenario::load::load_str(text, "fuzz.toml", &base, "fuzz", &[])?;
-    rocesim::scenario::resolve(&loaded)?;
+    let src = rocesim::scenario::Source::text(text, "fuzz.toml", &base, "fuzz");
+    rocesim::scenario::to_config(&src, &[])?;
     Ok(())
 }
 
@@ -119,19 +119,18 @@ duration = "100us"
 fn set(text: &str) -> Outcome {
     let base = root().join("scenarios");
     let overrides: Vec<String> = text.lines().map(str::to_string).collect();
-    let loaded =
-        rocesim::scenario::load::load_str(SET_BASE, "fuzz.toml", &base, "fuzz", &overrides)?;
-    rocesim::scenario::resolve(&loaded)?;
+    let src = rocesim::scenario::Source::text(SET_BASE, "fuzz.toml", &base, "fuzz");
+    rocesim::scenario::to_config(&src, &overrides)?;
     Ok(())
 }
 
 fn ns3_config(text: &str) -> Outcome {
-    use rocesim::scenario::{load, ns3_import};
+    use rocesim::scenario::{Source, ns3_import};
     let dir = root().join("data/hpcc-ns3/mix");
     let out = dir.join("fuzz-imported.toml");
     let imported = ns3_import::import(&dir.join("config.txt"), text, Some(&out))?;
-    let loaded = load::load_str(&imported.toml, "fuzz-imported.toml", &dir, "ns3", &[])?;
-    rocesim::scenario::resolve(&loaded)?;
+    let src = Source::text(&imported.toml, "fuzz-imported.toml", &dir, "ns3");
+    rocesim::scenario::to_config(&src, &[])?;
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the crate's top-level modules form one-way layers with no cycles,
-# and that src/scenario and src/sim have no file-level cycles. The layers and the
-# allow-list are data in tests/integration/module_layers.rs.
+# that src/scenario and src/sim have no file-level cycles, and that code outside
+# src/scenario names only the scenario facade. The layers, the allow-list and the
+# facade are data in tests/integration/module_layers.rs.
 #
 #   scripts/check-layers.sh         this tree
 #   scripts/check-layers.sh DIR     another tree's src/ (e.g. from `git archive`)

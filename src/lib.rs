@@ -64,7 +64,7 @@ pub fn run(
 /// Loads, resolves and runs scenario text (no output files). For tests and tools.
 pub fn run_str(text: &str, overrides: &[String], opts: &RunOptions) -> Result<RunOutputs, Error> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let loaded = scenario::load::load_str(text, "<scenario>", &base, "scenario", overrides)?;
-    let cfg = scenario::resolve(&loaded)?;
+    let src = scenario::Source::text(text, "<scenario>", &base, "scenario");
+    let cfg = scenario::to_config(&src, overrides)?;
     run(cfg, opts, None, &mut |_, _, _| {})
 }

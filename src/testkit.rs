@@ -143,9 +143,8 @@ impl World {
 /// A resolved run configuration from scenario text (as in scenarios/*.toml).
 pub(crate) fn scenario(text: &str) -> RunConfig {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let loaded = crate::scenario::load::load_str(text, "<test>", &base, "test", &[])
-        .unwrap_or_else(|e| panic!("test scenario loads: {e}"));
-    crate::scenario::resolve(&loaded).unwrap_or_else(|e| panic!("test scenario resolves: {e}"))
+    let src = crate::scenario::Source::text(text, "<test>", &base, "test");
+    crate::scenario::to_config(&src, &[]).unwrap_or_else(|e| panic!("test scenario: {e}"))
 }
 
 /// Three hosts (0, 1, 2) around switch 3, 100 Gbps, 1 us links, no

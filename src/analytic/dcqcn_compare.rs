@@ -17,7 +17,7 @@
 use super::dcqcn_fluid::{DcqcnFluidParams, solve};
 use super::dcqcn_sweep::{convergence_time, moving_average};
 use crate::error::{Error, InputError};
-use crate::scenario::{self, load};
+use crate::scenario::{self, Source};
 use crate::sim::RunOptions;
 use crate::units::{Bytes, Delta};
 use std::path::Path;
@@ -74,14 +74,13 @@ fn scenario_text(offset: Delta, duration: Delta) -> Result<String, InputError> {
 pub fn run_sim(offset: Delta, duration: Delta) -> Result<(TwoFlows, u32), Error> {
     let text = scenario_text(offset, duration)?;
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let loaded = load::load_str(
+    let src = Source::text(
         &text,
         "scenarios/dcqcn-fluid-compare.toml",
         &base,
         "dcqcn-fluid-compare",
-        &[],
-    )?;
-    let cfg = scenario::resolve(&loaded)?;
+    );
+    let cfg = scenario::to_config(&src, &[])?;
     let wire = cfg.mtu_wire();
     let opts = RunOptions {
         trace_rates: Some(Delta::from_us(100)),

@@ -30,7 +30,7 @@ pub mod rcc_fluid;
 pub mod report;
 
 use crate::error::InputError;
-use crate::scenario::load::apply_override;
+use crate::scenario::apply_override;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

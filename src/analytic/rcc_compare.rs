@@ -21,7 +21,7 @@
 
 use super::rcc_fluid::{self, Complex, Margins, RccFluidParams};
 use crate::error::{Error, InputError};
-use crate::scenario::{self, load};
+use crate::scenario::{self, Source};
 use crate::sim::{RunOptions, paths};
 use crate::switch::ecmp::FlowKey;
 use crate::units::{Bytes, Delta};
@@ -100,14 +100,13 @@ pub fn run_sim(
         format!("cc.rcc.kd={:e}", p.kd),
     ];
     all.extend_from_slice(sets);
-    let loaded = load::load_str(
+    let src = Source::text(
         SCENARIO,
         "scenarios/rcc-fluid-compare.toml",
         &base,
         "rcc-fluid-compare",
-        &all,
-    )?;
-    let cfg = scenario::resolve(&loaded)?;
+    );
+    let cfg = scenario::to_config(&src, &all)?;
     let f = cfg.flows.first().expect("the scenario has two flows");
     let key = FlowKey {
         src: f.src.0,

@@ -11,7 +11,7 @@
 //! 10 us, latency of all flows).
 
 use crate::error::{Error, InputError};
-use crate::scenario::load;
+use crate::scenario::{self, Source};
 use crate::sim::RunOptions;
 use std::path::Path;
 
@@ -131,8 +131,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
         set.extend(recorder_overrides(args.recorders));
         let mut best: Option<crate::output::Summary> = None;
         for _ in 0..args.repeat {
-            let loaded = load::load_str(text, name, &base, name, &set)?;
-            let mut cfg = crate::scenario::resolve(&loaded)?;
+            let mut cfg = scenario::to_config(&Source::text(text, name, &base, name), &set)?;
             if args.recorders == Recorders::Off {
                 cfg.output.queue_interval = None;
             }

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, InputError};
 use crate::output::AtomicFile;
-use crate::scenario::{load, ns3_import, resolve};
+use crate::scenario::{self, Source, ns3_import};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -31,8 +31,8 @@ pub fn import_ns3(args: &ImportNs3Args) -> Result<(), Error> {
             eprintln!("warning: {w}");
         }
         // The scenario must validate (its topology and flow files included).
-        let loaded = load::load_str(&imported.toml, "<stdout>", Path::new("."), "ns3", &[])?;
-        resolve(&loaded)?;
+        let src = Source::text(&imported.toml, "<stdout>", Path::new("."), "ns3");
+        scenario::to_config(&src, &[])?;
         super::print_out(&imported.toml);
         return Ok(());
     };
@@ -64,8 +64,7 @@ pub fn import_ns3(args: &ImportNs3Args) -> Result<(), Error> {
     let created = create_dirs(dir)?;
     let res = (|| -> Result<(), Error> {
         let source = path.display().to_string();
-        let loaded = load::load_str(&imported.toml, &source, dir, "ns3", &[])?;
-        resolve(&loaded)?;
+        scenario::to_config(&Source::text(&imported.toml, &source, dir, "ns3"), &[])?;
         let mut f = AtomicFile::create(dir, &name).map_err(|e| super::flag_error("--out", e))?;
         f.write_all(imported.toml.as_bytes())
             .map_err(|e| f.err(e))?;

@@ -4,7 +4,7 @@ use super::{RunArgs, ScenarioArgs, ValidateArgs};
 use crate::config::RunConfig;
 use crate::error::{Error, InputError};
 use crate::output::RunOutputs;
-use crate::scenario::{self, load};
+use crate::scenario::{self, Source};
 use crate::sim::RunOptions;
 use crate::units::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -18,26 +18,24 @@ pub fn load(args: &ScenarioArgs) -> Result<RunConfig, Error> {
 /// [`load`], with `seed` (from `--seed`) replacing the scenario's `seed` before
 /// the workload generators draw their flows.
 pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, Error> {
-    let set = with_seed(&args.set, seed);
-    let loaded = match &args.scenario {
+    let src = match &args.scenario {
         Some(path) => {
             if !path.exists() {
                 return Err(InputError::in_file(path, "", "no such scenario file").into());
             }
-            load::load_path(path, &set)?
+            Source::File(path.clone())
         }
         None => {
             let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-            load::load_str(
+            Source::text(
                 crate::QUICKSTART,
                 "built-in quickstart",
                 &base,
                 "quickstart",
-                &set,
-            )?
+            )
         }
     };
-    resolve_seeded(loaded, seed)
+    Ok(scenario::to_config(&src, &with_seed(&args.set, seed))?)
 }
 
 /// [`load_seeded`] for scenario text rather than a file (the Python package's
@@ -51,25 +49,18 @@ pub fn load_text_seeded(
     set: &[String],
     seed: Option<u64>,
 ) -> Result<RunConfig, Error> {
-    let loaded = load::load_str(text, source, base_dir, stem, &with_seed(set, seed))?;
-    resolve_seeded(loaded, seed)
+    let src = Source::text(text, source, base_dir, stem);
+    Ok(scenario::to_config(&src, &with_seed(set, seed))?)
 }
 
-/// The seed goes in as an override so that the effective scenario text (saved as
-/// scenario.toml) names it.
+/// The seed goes in as the last override, so the scenario's `seed` is it and the
+/// effective scenario text (saved as scenario.toml) names it.
 fn with_seed(set: &[String], seed: Option<u64>) -> Vec<String> {
     let mut set = set.to_vec();
     if let Some(s) = seed {
         set.push(format!("seed={s}"));
     }
     set
-}
-
-fn resolve_seeded(mut loaded: load::Loaded, seed: Option<u64>) -> Result<RunConfig, Error> {
-    if let Some(s) = seed {
-        loaded.file.seed = s;
-    }
-    Ok(scenario::resolve(&loaded)?)
 }
 
 /// The warning for a scenario whose workload has no flow, if it has none.

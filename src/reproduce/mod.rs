@@ -14,7 +14,7 @@ pub mod metrics;
 
 use crate::error::{Error, InputError};
 use crate::output::{AtomicFile, RunOutputs};
-use crate::scenario::{self, load};
+use crate::scenario::{self, Source};
 use crate::sim::RunOptions;
 use crate::units::Delta;
 use rayon::prelude::*;
@@ -181,8 +181,7 @@ pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis
     let mut loaded = Vec::new();
     for spec in &specs {
         let path = o.scenarios.join(exp.id()).join(&spec.scenario);
-        let l = load::load_path(&path, &spec.overrides)?;
-        let cfg = scenario::resolve(&l)?;
+        let cfg = scenario::to_config(&Source::File(path), &spec.overrides)?;
         loaded.push((spec.clone(), cfg));
     }
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
@@ -434,9 +433,16 @@ pub fn check_runs_load(id: &str, runs: &[RunSpec]) {
     assert!(!runs.is_empty());
     for r in runs {
         let path = default_scenarios_dir().join(id).join(&r.scenario);
-        let l = crate::scenario::load::load_path(&path, &r.overrides)
+        scenario::to_config(&Source::File(path), &r.overrides)
             .unwrap_or_else(|e| panic!("{}: {e}", r.name));
-        crate::scenario::resolve(&l).unwrap_or_else(|e| panic!("{}: {e}", r.name));
+    }
+}
+
+/// [`check_runs_load`] for every run of `exp`, quick and full.
+#[cfg(test)]
+pub fn check_all_runs_load(exp: &dyn Experiment) {
+    for quick in [true, false] {
+        check_runs_load(exp.id(), &exp.runs(quick));
     }
 }
 

@@ -94,7 +94,7 @@ impl WithPath for InputError {
     }
 }
 
-pub(crate) fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
+pub fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
     let mut message = e.message().trim().to_string();
     let location = match e.span() {
         Some(span) => {

@@ -1,15 +1,19 @@
 //! Scenario files: one TOML file describes an experiment.
 //!
 //! The structs here mirror the file (serde, `deny_unknown_fields`, human units);
-//! [`resolve`] validates them into a [`RunConfig`] with runtime types and every
+//! `resolve` validates them into a `RunConfig` with runtime types and every
 //! default filled in. docs/scenario.md is the reference for every key.
+//!
+//! Outside this module, scenarios go through the facade in `source.rs` only
+//! ([`Source`], [`to_config`], [`effective`]): loading and resolving are private.
 
 mod ctx;
 pub mod flowctl;
 pub mod generators;
-pub mod load;
+mod load;
 pub mod ns3_import;
-pub mod resolve;
+mod resolve;
+mod source;
 mod topology;
 
 use crate::cc::CcSection;
@@ -20,7 +24,8 @@ use crate::profile::{
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
 
-pub use resolve::resolve;
+pub use load::{apply_override, toml_error};
+pub use source::{Effective, Source, effective, to_config};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,7 +4,7 @@
 //! the first axis varying slowest) or listed points (`points = [{..}, ..]`) over
 //! any scenario key, plus optional fixed overrides (`[set]`). Every key is
 //! applied exactly as `rocesim run --set key=value` applies it
-//! ([`crate::scenario::load::apply_override`]). Each point is an ordinary run
+//! ([`crate::scenario::apply_override`]). Each point is an ordinary run
 //! directory `OUT/<point id>/`; [`collect`] reads the point directories back into
 //! `OUT/sweep.csv` and `OUT/sweep.json`, so a local sweep ([`run_sweep`]) and
 //! points run one by one elsewhere ([`run_point`], e.g. by a Slurm job array)
@@ -34,7 +34,7 @@ pub use output::{PLAN_FILE, POINT_FILE, PointResult, SweepResult, collect, read_
 pub use run::{SweepOptions, run_point, run_sweep};
 
 use crate::error::{Error, InputError};
-use crate::scenario::load::{self, Loaded};
+use crate::scenario::{self, Effective, Source};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use std::path::{Path, PathBuf};
 
@@ -51,7 +51,8 @@ pub struct SweepSpec {
     pub base: String,
     /// The base scenario, absolute.
     pub base_path: PathBuf,
-    base_text: String,
+    /// The base scenario's text, read once.
+    base_src: Source,
     /// Fixed overrides applied to every point, in file order.
     pub set: Vec<(String, toml::Value)>,
     /// `true` for a full grid over `[axes]`, `false` for listed points.
@@ -162,7 +163,7 @@ pub fn load_sweep_str(text: &str, path: &Path) -> Result<SweepSpec, Error> {
         let de = toml::Deserializer::new(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
-            let mut err = load::toml_error(&shown, text, e.inner());
+            let mut err = scenario::toml_error(&shown, text, e.inner());
             if !field.is_empty() && field != "." {
                 err.location = if err.location.is_empty() {
                     field
@@ -176,7 +177,7 @@ pub fn load_sweep_str(text: &str, path: &Path) -> Result<SweepSpec, Error> {
     let abs_path = std::path::absolute(path).map_err(|e| Error::io(path, e))?;
     let dir = abs_path.parent().map(Path::to_path_buf).unwrap_or_default();
     let base_path = dir.join(&file.base);
-    let base_text = std::fs::read_to_string(&base_path).map_err(|e| {
+    let base_src = Source::read(&base_path).map_err(|e| {
         InputError::new(
             &shown,
             "base",
@@ -196,7 +197,7 @@ pub fn load_sweep_str(text: &str, path: &Path) -> Result<SweepSpec, Error> {
         stem,
         base: file.base,
         base_path,
-        base_text,
+        base_src,
         set: file.set.0,
         grid: true,
         axes: Vec::new(),
@@ -379,30 +380,18 @@ impl SweepSpec {
             .collect()
     }
 
-    fn load_with(&self, overrides: &[String]) -> Result<Loaded, InputError> {
-        let dir = self.base_path.parent().unwrap_or(Path::new("."));
-        let stem = self
-            .base_path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        load::load_str(
-            &self.base_text,
-            &self.base_path.display().to_string(),
-            dir,
-            &stem,
-            overrides,
-        )
+    fn load_with(&self, overrides: &[String]) -> Result<Effective, InputError> {
+        scenario::effective(&self.base_src, overrides)
     }
 
     /// The point's effective scenario (parsed, not yet resolved).
-    pub fn load_point(&self, p: &Point) -> Result<Loaded, InputError> {
+    pub fn load_point(&self, p: &Point) -> Result<Effective, InputError> {
         self.load_with(&self.overrides(p))
     }
 
     /// The hash of the point's effective scenario text (`scenario_hash`).
     pub fn point_hash(&self, p: &Point) -> Result<String, InputError> {
-        Ok(text_hash(&self.load_point(p)?.text))
+        Ok(text_hash(self.load_point(p)?.text()))
     }
 
     /// The base scenario must accept `key = value` (with `[set]`): an unknown key

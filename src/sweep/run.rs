@@ -5,7 +5,6 @@
 use super::output::{PointRecord, PointResult, SweepResult, values_json, write_plan};
 use super::{Point, PointStatus, SweepSpec, collect};
 use crate::error::{Error, InputError};
-use crate::scenario;
 use crate::sim::RunOptions;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -117,7 +116,7 @@ fn point(spec: &SweepSpec, p: &Point, out: &Path) -> Outcome {
         Ok(l) => l,
         Err(e) => return fail(p, &dir, String::new(), e.to_string()),
     };
-    let hash = super::text_hash(&loaded.text);
+    let hash = super::text_hash(loaded.text());
     if complete(&dir, &hash) {
         return Outcome::Skipped;
     }
@@ -128,7 +127,7 @@ fn point(spec: &SweepSpec, p: &Point, out: &Path) -> Outcome {
         return Outcome::Failed(Error::io(&dir, e).to_string());
     }
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
-        let cfg = scenario::resolve(&loaded)?;
+        let cfg = loaded.to_config()?;
         crate::run(cfg, &RunOptions::default(), Some(&dir), &mut |_, _, _| {})?;
         Ok(())
     }));

@@ -1,7 +1,7 @@
 //! Generated topologies: the HPCC fabric equals the shipped ns-3 file, large
 //! fat-trees build fast and small, and every kind resolves from a scenario.
 
-use rocesim::scenario::{self, load};
+use rocesim::scenario::{self, Source};
 use rocesim::topology::fat_tree::{FatTreeShape, Tier, fat_tree, hpcc_fat_tree_default, tiers};
 use rocesim::topology::fat_tree_iso::fat_tree_isomorphism;
 use rocesim::topology::{Topology, TopologySpec, ns3};
@@ -16,8 +16,7 @@ fn data(p: &str) -> std::path::PathBuf {
 fn resolve(text: &str) -> Result<rocesim::config::RunConfig, String> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let text = format!("[cc]\nalgorithm = \"hpcc\"\n{text}");
-    let l = load::load_str(&text, "t.toml", &base, "t", &[]).map_err(|e| e.to_string())?;
-    scenario::resolve(&l).map_err(|e| e.to_string())
+    scenario::to_config(&Source::text(&text, "t.toml", &base, "t"), &[]).map_err(|e| e.to_string())
 }
 
 /// (tier, degree, rates of its links) for every node, sorted: a fingerprint that

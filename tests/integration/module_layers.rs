@@ -1,6 +1,8 @@
 //! The crate's top-level modules form one-way layers: no module cycles, every
 //! `crate::<module>` path points down the declared layer list, and the
-//! sub-modules of `scenario` and `sim` have no file-level cycles.
+//! sub-modules of `scenario` and `sim` have no file-level cycles. Outside
+//! `src/scenario/`, code names only the scenario facade ([`SCENARIO_FACADE`]):
+//! nothing else reads or parses a scenario file.
 //!
 //! Edges are read from the source text: every `crate::<name>` (in `use` lines and
 //! inline qualified paths, including `crate::{a, b}` groups) in `src/<module>/**`
@@ -46,6 +48,32 @@ const LAYERS: &[&[&str]] = &[
 /// Edges that point up the layer list and remain, each with why.
 const ALLOWED_UPWARD: &[(&str, &str, &str)] = &[];
 
+/// What code outside `src/scenario/` may name in `scenario` (the segment after
+/// `scenario::`), each with why. The loading and resolving modules are private;
+/// this keeps the public surface used outside from growing unnoticed.
+const SCENARIO_FACADE: &[(&str, &str)] = &[
+    ("self", "`use crate::scenario::{self, ..}`"),
+    ("Source", "a scenario file or text (src/scenario/source.rs)"),
+    ("to_config", "a scenario plus overrides -> the RunConfig"),
+    (
+        "effective",
+        "a scenario plus overrides -> its effective text",
+    ),
+    ("Effective", "the effective scenario (sweep points)"),
+    (
+        "apply_override",
+        "the `--set key.path=value` grammar, which `rocesim model` applies to model parameters",
+    ),
+    (
+        "toml_error",
+        "one-line TOML errors, which sweep files share",
+    ),
+    (
+        "ns3_import",
+        "ns-3 config files -> scenario text (`rocesim import-ns3`, `rocesim compare`)",
+    ),
+];
+
 /// Where an edge was seen: file and 1-based line.
 type Sites = Vec<(PathBuf, usize)>;
 
@@ -66,7 +94,9 @@ fn test_only(path: &Path) -> bool {
     name == "tests.rs" || name.ends_with("_tests.rs") || name == "testkit.rs"
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The `.rs` files under `dir`, sorted, without the test-only ones unless
+/// `with_tests`.
+fn rust_files_with(dir: &Path, with_tests: bool, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -74,11 +104,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") && !test_only(&p) {
+            rust_files_with(&p, with_tests, out);
+        } else if p.extension().is_some_and(|x| x == "rs") && (with_tests || !test_only(&p)) {
             out.push(p);
         }
     }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    rust_files_with(dir, false, out);
 }
 
 /// The file's text with `//` comments blanked (lines kept, so offsets map to
@@ -471,6 +505,34 @@ fn the_files_of_scenario_and_sim_have_no_cycles() {
         let cycles = describe_cycles(&file_edges(dir));
         if !cycles.is_empty() {
             writeln!(problems, "src/{dir}/:\n{cycles}").unwrap();
+        }
+    }
+    assert!(problems.is_empty(), "{problems}");
+}
+
+#[test]
+fn outside_src_scenario_only_the_scenario_facade_is_named() {
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files_with(&src, true, &mut files);
+    let mut problems = String::new();
+    for path in files {
+        let rel = path.strip_prefix(&src).unwrap();
+        if rel.starts_with("scenario") {
+            continue;
+        }
+        let text = strip_comments(&std::fs::read_to_string(&path).unwrap());
+        for (name, line) in first_segments(&text, "scenario::") {
+            if !SCENARIO_FACADE.iter().any(|&(n, _)| n == name) {
+                writeln!(
+                    problems,
+                    "src/{}:{line} names scenario::{name}, which is not in SCENARIO_FACADE \
+                     (tests/integration/module_layers.rs): go through scenario::Source and \
+                     scenario::to_config / scenario::effective",
+                    rel.display()
+                )
+                .unwrap();
+            }
         }
     }
     assert!(problems.is_empty(), "{problems}");

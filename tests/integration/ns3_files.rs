@@ -48,8 +48,8 @@ ns3_flow_files = ["../data/hpcc-ns3/mix/flow.txt", "../data/hpcc-ns3/generated/s
 ns3_time_offset = "2s"
 "#;
     let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let l = rocesim::scenario::load::load_str(text, "t", &base, "t", &[]).unwrap();
-    let mut cfg = rocesim::scenario::resolve(&l).unwrap();
+    let src = rocesim::scenario::Source::text(text, "t", &base, "t");
+    let mut cfg = rocesim::scenario::to_config(&src, &[]).unwrap();
     assert_eq!(cfg.flows.len(), 2);
     assert_eq!(cfg.flows[0].size, 200_000_000);
     cfg.flows.iter_mut().for_each(|f| f.size = 2_000_000);
@@ -73,8 +73,8 @@ ns3_time_offset = "2s"
 queue_interval = "0s"
 "#;
     let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let l = rocesim::scenario::load::load_str(text, "t", &base, "t", &[]).unwrap();
-    let mut cfg = rocesim::scenario::resolve(&l).unwrap();
+    let src = rocesim::scenario::Source::text(text, "t", &base, "t");
+    let mut cfg = rocesim::scenario::to_config(&src, &[]).unwrap();
     assert_eq!(cfg.flows.len(), 9547);
     cfg.flows.truncate(300);
     let total: u64 = cfg.flows.iter().map(|f| f.size).sum();

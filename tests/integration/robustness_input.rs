@@ -379,23 +379,23 @@ fn import_refuses_an_ecn_map_announcing_two_to_the_63_pairs() {
 
 /// The fuzz targets of examples/fuzz.rs, for the seed corpus.
 fn fuzz_target(target: &str, text: &str) -> Result<(), rocesim::error::InputError> {
-    use rocesim::scenario::{load, ns3_import, resolve};
+    use rocesim::scenario::{Source, ns3_import, to_config};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let scenarios = root.join("scenarios");
     match target {
         "scenario" => {
-            resolve(&load::load_str(text, "f.toml", &scenarios, "f", &[])?)?;
+            to_config(&Source::text(text, "f.toml", &scenarios, "f"), &[])?;
         }
         "set" => {
             let o: Vec<String> = text.lines().map(str::to_string).collect();
             let base = star_with("[[workload.flows]]\nsrc = 1\ndst = 0\nsize = 1000\n");
-            resolve(&load::load_str(&base, "f.toml", &scenarios, "f", &o)?)?;
+            to_config(&Source::text(&base, "f.toml", &scenarios, "f"), &o)?;
         }
         "ns3-config" => {
             let dir = root.join("data/hpcc-ns3/mix");
             let out = dir.join("imported.toml");
             let i = ns3_import::import(&dir.join("config.txt"), text, Some(&out))?;
-            resolve(&load::load_str(&i.toml, "imported.toml", &dir, "ns3", &[])?)?;
+            to_config(&Source::text(&i.toml, "imported.toml", &dir, "ns3"), &[])?;
         }
         "ns3-topology" => {
             let p = Path::new("t.txt");

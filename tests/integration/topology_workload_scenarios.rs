@@ -1,7 +1,7 @@
 //! The example scenarios for the generated topologies and workloads resolve, and
 //! the small ones run to completion with no loss.
 
-use rocesim::scenario::{self, load};
+use rocesim::scenario::{self, Source};
 use rocesim::sim::RunOptions;
 use std::path::Path;
 
@@ -19,8 +19,8 @@ const SCENARIOS: [(&str, bool); 7] = [
 fn the_example_scenarios_resolve_and_the_small_ones_complete_every_flow() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     for (name, run) in SCENARIOS {
-        let l = load::load_path(&dir.join(format!("{name}.toml")), &[]).unwrap();
-        let cfg = scenario::resolve(&l).unwrap_or_else(|e| panic!("{e}"));
+        let src = Source::File(dir.join(format!("{name}.toml")));
+        let cfg = scenario::to_config(&src, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!(!cfg.flows.is_empty(), "{name}");
         if run {
             let total = cfg.flows.len();
@@ -36,8 +36,8 @@ fn the_example_scenarios_resolve_and_the_small_ones_complete_every_flow() {
 #[test]
 fn staggered_flows_are_sized_to_leave_one_interval_apart() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let l = load::load_path(&dir.join("hpcc-testbed-staggered.toml"), &[]).unwrap();
-    let cfg = scenario::resolve(&l).unwrap();
+    let src = Source::File(dir.join("hpcc-testbed-staggered.toml"));
+    let cfg = scenario::to_config(&src, &[]).unwrap();
     let starts: Vec<u64> = cfg.flows.iter().map(|f| f.start.as_ns()).collect();
     assert_eq!(starts, [0, 1_000_000, 2_000_000, 3_000_000]);
     let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_, _, _| {}).unwrap();

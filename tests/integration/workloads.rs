@@ -1,7 +1,7 @@
 //! Workload generators: sizes follow the CDF, arrivals hit the target load, seeds
 //! reproduce flows, and `rocesim gen-flows` writes what `rocesim run` simulates.
 
-use rocesim::scenario::{self, load};
+use rocesim::scenario::{self, Source};
 use rocesim::units::{Delta, SimTime};
 use rocesim::workload::builtin::{BUILTINS, builtin};
 use rocesim::workload::cdf::ks_statistic;
@@ -13,8 +13,7 @@ use std::path::Path;
 fn resolve(text: &str, set: &[&str]) -> Result<rocesim::config::RunConfig, String> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-    let l = load::load_str(text, "w.toml", &base, "w", &set).map_err(|e| e.to_string())?;
-    scenario::resolve(&l).map_err(|e| e.to_string())
+    scenario::to_config(&Source::text(text, "w.toml", &base, "w"), &set).map_err(|e| e.to_string())
 }
 
 const FAT: &str = "[cc]\nalgorithm = \"hpcc\"\n[topology]\nkind = \"hpcc-fat-tree\"\n";
@@ -216,11 +215,12 @@ fn a_cdf_file_path_is_read_relative_to_the_scenario() {
     std::fs::write(dir.join("bad.txt"), "0 0\n1000 0.6\n900 1\n").unwrap();
     let text =
         format!("{FAT}[[workload.poisson]]\ncdf = \"my.txt\"\nload = 0.1\nduration = \"20us\"\n");
-    let l = load::load_str(&text, "w.toml", &dir, "w", &[]).unwrap();
-    let flows = scenario::resolve(&l).unwrap().flows;
+    let l = scenario::effective(&Source::text(&text, "w.toml", &dir, "w"), &[]).unwrap();
+    let flows = l.to_config().unwrap().flows;
     assert!(!flows.is_empty() && flows.iter().all(|f| f.size == 1000 || f.size == 3000));
-    let l = load::load_str(&text.replace("my.txt", "bad.txt"), "w.toml", &dir, "w", &[]).unwrap();
-    let e = scenario::resolve(&l).unwrap_err().to_string();
+    let bad = text.replace("my.txt", "bad.txt");
+    let l = scenario::effective(&Source::text(&bad, "w.toml", &dir, "w"), &[]).unwrap();
+    let e = l.to_config().unwrap_err().to_string();
     assert!(e.ends_with("bad.txt: line 3: size 900 is smaller than the previous row's 1000; sizes must not decrease"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -242,11 +242,7 @@ fn gen_flows_writes_the_flows_run_would_simulate_in_csv_and_ns3_format() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let cfg = {
-        let mut l = load::load_path(&scen, &[]).unwrap();
-        l.file.seed = 4;
-        scenario::resolve(&l).unwrap()
-    };
+    let cfg = scenario::to_config(&Source::File(scen.clone()), &["seed=4".into()]).unwrap();
     // The ns-3 file reads back as exactly the resolved flows.
     let back = ns3::read_flows(&dir.join("flows.txt")).unwrap();
     assert_eq!(back, cfg.flows);

@@ -229,6 +229,6 @@ mod tests {
 
     #[test]
     fn quick_and_full_runs_load() {
-        super::super::dcqcn_util::assert_quick_runs_load(&DcqcnFig18);
+        crate::reproduce::check_all_runs_load(&DcqcnFig18);
     }
 }

@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn quick_and_full_runs_load() {
-        super::super::dcqcn_util::assert_quick_runs_load(&DcqcnFig3);
-        super::super::dcqcn_util::assert_quick_runs_load(&DcqcnFig8);
+        crate::reproduce::check_all_runs_load(&DcqcnFig3);
+        crate::reproduce::check_all_runs_load(&DcqcnFig8);
     }
 }

@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn quick_and_full_runs_load() {
-        super::super::dcqcn_util::assert_quick_runs_load(&DcqcnFig4);
-        super::super::dcqcn_util::assert_quick_runs_load(&DcqcnFig9);
+        crate::reproduce::check_all_runs_load(&DcqcnFig4);
+        crate::reproduce::check_all_runs_load(&DcqcnFig9);
     }
 }

@@ -23,21 +23,6 @@ pub fn min_med_max(v: &[f64]) -> (f64, f64, f64) {
 }
 
 #[cfg(test)]
-pub fn assert_quick_runs_load(exp: &dyn crate::reproduce::Experiment) {
-    let dir = crate::reproduce::default_scenarios_dir().join(exp.id());
-    for spec in exp.runs(true) {
-        let l = crate::scenario::load::load_path(&dir.join(&spec.scenario), &spec.overrides)
-            .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-        crate::scenario::resolve(&l).unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-    }
-    for spec in exp.runs(false) {
-        let l = crate::scenario::load::load_path(&dir.join(&spec.scenario), &spec.overrides)
-            .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-        crate::scenario::resolve(&l).unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-    }
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
 

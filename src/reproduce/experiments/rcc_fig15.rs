@@ -369,6 +369,6 @@ mod tests {
 
     #[test]
     fn every_run_loads_and_validates() {
-        super::super::rcc_fig6::tests::runs_resolve(&RccFig15);
+        crate::reproduce::check_all_runs_load(&RccFig15);
     }
 }

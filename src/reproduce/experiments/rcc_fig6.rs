@@ -604,7 +604,7 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
     use crate::units::SimTime;
 
@@ -677,20 +677,8 @@ pub(super) mod tests {
         assert_eq!(downsample(&s, 1.0), vec![(0.25, 2.0), (1.0, 10.0)]);
     }
 
-    /// Loads and resolves every run of `exp` at both sizes (no simulation).
-    pub(in crate::reproduce::experiments) fn runs_resolve(exp: &dyn Experiment) {
-        let dir = crate::reproduce::default_scenarios_dir().join(exp.id());
-        for quick in [true, false] {
-            for r in exp.runs(quick) {
-                let l = crate::scenario::load::load_path(&dir.join(&r.scenario), &r.overrides)
-                    .unwrap_or_else(|e| panic!("{}: {e}", r.name));
-                crate::scenario::resolve(&l).unwrap_or_else(|e| panic!("{}: {e}", r.name));
-            }
-        }
-    }
-
     #[test]
     fn every_run_loads_and_validates() {
-        runs_resolve(&RccFig6);
+        crate::reproduce::check_all_runs_load(&RccFig6);
     }
 }
