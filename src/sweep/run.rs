@@ -128,7 +128,11 @@ fn point(spec: &SweepSpec, p: &Point, out: &Path) -> Outcome {
     }
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
         let cfg = loaded.to_config()?;
-        crate::run(cfg, &RunOptions::default(), Some(&dir), &mut |_, _, _| {})?;
+        let opts = RunOptions {
+            stream_fct: true,
+            ..RunOptions::default()
+        };
+        crate::run(cfg, &opts, Some(&dir), &mut |_, _, _| {})?;
         Ok(())
     }));
     let err = match res {
