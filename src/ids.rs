@@ -1,6 +1,7 @@
 //! Typed indices into the simulator's arenas, so that a flow index cannot be
-//! passed where a host index is meant. Node ids themselves are
-//! [`crate::topology::NodeId`].
+//! passed where a host index is meant. Each is a `u32` (events pack one into
+//! 29 bits, packets carry them in their 64-byte header); `.idx()` indexes the
+//! arena it names and `from_idx` makes one from an arena position.
 
 macro_rules! index_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -23,6 +24,18 @@ macro_rules! index_type {
             }
         }
     };
+}
+
+index_type!(
+    /// A node (host or switch): its index in the topology
+    /// ([`crate::topology::Topology`], re-exported as `topology::NodeId`).
+    NodeId
+);
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }
 
 index_type!(

@@ -4,8 +4,7 @@
 //! else refers to them by [`PacketId`]; queues are intrusive FIFO lists threaded
 //! through `Packet::next`. After warm-up the hot path allocates nothing.
 
-use crate::ids::FlowId;
-use crate::topology::NodeId;
+use crate::ids::{FlowId, NodeId};
 use crate::units::{Rate, SimTime};
 
 /// Index of a packet in the pool.

@@ -21,30 +21,8 @@ pub mod testbeds;
 
 use crate::units::{Delta, Rate};
 
-/// Index of a node (host or switch) in the topology.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct NodeId(pub u32);
-
-impl NodeId {
-    pub fn idx(self) -> usize {
-        self.0 as usize
-    }
-
-    /// From an index into the node list (which fits in 32 bits by construction).
-    pub fn from_idx(i: usize) -> Self {
-        debug_assert!(
-            i <= u32::MAX as usize,
-            "node index {i} does not fit in 32 bits"
-        );
-        NodeId(i as u32)
-    }
-}
-
-impl std::fmt::Display for NodeId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+/// Index of a node (host or switch) in the topology (defined with the other ids).
+pub use crate::ids::NodeId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
