@@ -10,7 +10,7 @@ use crate::ids::FlowId;
 use crate::nic::irn::IrnSender;
 use crate::node::{Ctx, Event};
 use crate::output::FctRecord;
-use crate::packet::{IntHop, MAX_INT_HOPS, PacketId, PacketKind, flag};
+use crate::packet::{PacketId, PacketKind, flag};
 use crate::units::{Rate, SimTime};
 
 impl Nic {
@@ -61,12 +61,10 @@ impl Nic {
             pkt.aux as u64,
         );
         let n = pkt.n_hops as usize;
-        let mut hops = [IntHop::default(); MAX_INT_HOPS];
-        hops[..n].copy_from_slice(&ctx.pool.int(id)[..n]);
-        ctx.pool.free(id);
         let transport = &env.cfg.transport;
         let seq = transport.acked_seq(seq);
         let Some(qp) = self.sqp(env, fid).filter(|q| !q.done) else {
+            ctx.pool.free(id);
             return;
         };
         let before = qp.cc.rate();
@@ -86,11 +84,13 @@ impl Nic {
             newly_acked: newly,
             is_nack,
             ecn_echo: ece,
-            int: &hops[..n],
+            // Read in place: the ACK is freed once the controller has seen it.
+            int: &ctx.pool.int(id)[..n],
             data_sent_at: sent_at,
             rx_window: (window > 0).then_some(window),
             rx_busy,
         });
+        ctx.pool.free(id);
         if qp.snd_una >= qp.size {
             qp.done = true;
             self.complete(ctx, env, fid);
