@@ -153,7 +153,7 @@ impl Nic {
     /// The receiving queue pair in `slot` (of a `size`-byte message): made on
     /// the flow's first packet, rebuilt as closed for a packet after it was freed.
     fn open_rqp(&mut self, slot: usize, size: u64) -> &mut RecvQp {
-        let closed = self.closed[slot / 64] >> (slot % 64) & 1 != 0;
+        let closed = self.is_closed(slot);
         self.recv[slot].get_or_insert_with(|| {
             Box::new(if closed {
                 RecvQp::closed(size)
@@ -161,6 +161,11 @@ impl Nic {
                 RecvQp::default()
             })
         })
+    }
+
+    /// Whether the receiving queue pair in `slot` completed and was freed.
+    pub(crate) fn is_closed(&self, slot: usize) -> bool {
+        self.closed[slot / 64] >> (slot % 64) & 1 != 0
     }
 
     /// Frees flow `fid`'s receiving queue pair if its message is complete and
@@ -206,7 +211,7 @@ impl Nic {
         let slot = env.flows[fid.idx()].recv_slot.idx();
         match self.recv[slot].as_deref() {
             Some(rx) => (rx.delivered, rx.ctl.congestion()),
-            None if self.closed[slot / 64] >> (slot % 64) & 1 != 0 => {
+            None if self.is_closed(slot) => {
                 (env.specs[fid.idx()].size, crate::cc::Congestion::Unknown)
             }
             None => (0, crate::cc::Congestion::Unknown),

@@ -367,10 +367,6 @@ fn with_ack_flag_cnps_a_marked_packet_is_acked_at_once_with_the_cnp_flag() {
     assert_eq!(flagged, vec![(6_000, true), (20_000, false)]);
 }
 
-fn closed(nic: &crate::nic::Nic, slot: usize) -> bool {
-    nic.closed[slot / 64] >> (slot % 64) & 1 != 0
-}
-
 #[test]
 fn a_completed_flow_frees_its_queue_pairs_at_both_ends() {
     let mut p = NicPair::new(&star(""), 1, 10 * MTU);
@@ -380,7 +376,7 @@ fn a_completed_flow_frees_its_queue_pairs_at_both_ends() {
     assert_eq!(p.w.progress.done, 1);
     assert!(p.tx.send[0].is_none(), "the sender's state is freed");
     assert!(
-        p.rx.recv[0].is_none() && closed(&p.rx, 0),
+        p.rx.recv[0].is_none() && p.rx.is_closed(0),
         "so is the receiver's"
     );
 }
@@ -411,7 +407,7 @@ fn a_duplicate_reaching_a_closed_receiver_is_acked_as_the_open_one_would() {
     assert_eq!(p.w.stats.delivered_bytes, size, "and not delivered twice");
     assert_eq!(p.w.progress.done, 1);
     assert_eq!(p.w.rec.fct_records()[0].timeouts, 1);
-    assert!(p.rx.recv[0].is_none() && closed(&p.rx, 0));
+    assert!(p.rx.recv[0].is_none() && p.rx.is_closed(0));
 }
 
 #[test]
@@ -434,6 +430,6 @@ fn a_receiver_is_kept_while_its_cnp_window_is_open_and_freed_after() {
     p.start(1);
     p.run(us(120));
     assert_eq!(p.w.progress.done, 2);
-    assert!(p.rx.recv[0].is_none() && closed(&p.rx, 0));
-    assert!(p.rx.recv[1].is_none() && closed(&p.rx, 1));
+    assert!(p.rx.recv[0].is_none() && p.rx.is_closed(0));
+    assert!(p.rx.recv[1].is_none() && p.rx.is_closed(1));
 }
