@@ -22,6 +22,8 @@ pub struct RunConfig {
     pub name: String,
     pub source: String,
     pub seed: u64,
+    /// Threads (partitions) to run on (`run.threads`); outputs do not depend on it.
+    pub threads: usize,
     pub stop: Option<SimTime>,
     pub topo: Topology,
     pub model: ModelConfig,

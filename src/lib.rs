@@ -58,7 +58,7 @@ pub fn run(
     let mut rec = Recorder::new(out_dir, opts.keep_samples)?;
     rec.replace_on_commit(opts.replace.clone());
     rec.stream_fct(opts.stream_fct);
-    Sim::new(cfg, opts, rec).run(progress)
+    Sim::new(cfg, opts, rec)?.run(progress)
 }
 
 /// Loads, resolves and runs scenario text (no output files). For tests and tools.

@@ -17,6 +17,9 @@ pub const MAX_PORTS_PER_NODE: u64 = u16::MAX as u64;
 /// flow costs about 32 bytes before the run and a few hundred during it).
 pub const MAX_FLOWS: u64 = 20_000_000;
 
+/// Threads (partitions) of one run (`run.threads`, `--threads`).
+pub const MAX_THREADS: usize = 256;
+
 /// The latest instant a flow may start or a time field may name, and the same in
 /// seconds: defined beside simulated time in [`crate::units`], listed here with
 /// the other limits.

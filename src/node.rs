@@ -20,9 +20,9 @@
 
 use crate::engine::{EventQueue, lead};
 use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
-use crate::output::pfc_diag::PfcDiag;
-use crate::output::{PfcKind, Recorder};
-use crate::packet::{PacketId, PacketPool};
+use crate::output::PfcKind;
+use crate::output::journal::{Journal, PauseToken};
+use crate::packet::{IntHop, MAX_INT_HOPS, Packet, PacketId, PacketPool};
 use crate::port::{CLASSES, Egress};
 use crate::port::{XOFF_QUANTA, quanta_to_time};
 use crate::stats::Stats;
@@ -65,15 +65,18 @@ pub enum Sampler {
     Ns3Qlen = 3,
     /// The per-flow sending-rate trace kept in memory.
     Rates = 4,
+    /// The deadlock search and confirmation (on the window grid).
+    Deadlock = 5,
 }
 
 impl Sampler {
-    const ALL: [Sampler; 5] = [
+    const ALL: [Sampler; 6] = [
         Sampler::Queues,
         Sampler::Links,
         Sampler::Flows,
         Sampler::Ns3Qlen,
         Sampler::Rates,
+        Sampler::Deadlock,
     ];
 }
 
@@ -84,7 +87,7 @@ pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
 /// An [`Event`] packed into 32 bits (tag in the top 3 bits), so that queue
 /// entries stay small: this is the hottest data structure of the simulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Packed(u32);
+pub struct Packed(pub u32);
 
 impl crate::engine::Bits for Packed {
     #[inline]
@@ -182,6 +185,50 @@ impl Links {
     }
 }
 
+/// A packet on its way to a node of another partition: handed over at the end
+/// of the window it was sent in (its arrival is at least one lookahead later,
+/// docs/parallel.md), with its INT records.
+#[derive(Clone, Debug)]
+pub struct Transit {
+    pub link: EgressId,
+    pub at: SimTime,
+    pub lead: u32,
+    pub pkt: Packet,
+    pub int: [IntHop; MAX_INT_HOPS],
+}
+
+impl Transit {
+    /// The key of the arrival event this packet may need (a lower bound of
+    /// what handing it over can schedule).
+    pub fn key(&self) -> crate::engine::Key {
+        let bits = Event::Arrive { link: self.link }.pack().0 as u64;
+        (self.at.0, ((u32::MAX - self.lead) as u64) << 32 | bits)
+    }
+}
+
+/// Where a node's links lead, partition-wise: the partition of each link's
+/// receiving node (by sending egress id), this partition's number, and the
+/// outboxes (by destination partition) for packets that leave it.
+pub struct Remote<'a> {
+    pub link_part: &'a [u16],
+    pub me: u16,
+    pub outbox: &'a mut [Vec<Transit>],
+}
+
+impl Links {
+    /// Takes a packet from another partition into this partition's ring of its
+    /// link (allocating it in `pool`), scheduling its arrival if it is the only
+    /// one in flight: the same event, with the same key, as a local send.
+    pub fn accept(&mut self, t: &Transit, pool: &mut PacketPool, q: &mut EventQueue<Packed>) {
+        let id = pool.alloc(t.pkt.clone());
+        let n = t.pkt.n_hops as usize;
+        pool.int_mut(id)[..n].copy_from_slice(&t.int[..n]);
+        if self.push(t.link, id, t.at, t.lead) {
+            q.schedule_lead(t.at, t.lead, Event::Arrive { link: t.link }.pack());
+        }
+    }
+}
+
 /// Flow-level progress the stall guard and the end of the run watch.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
@@ -201,9 +248,10 @@ pub struct Ctx<'a> {
     links: &'a mut Links,
     pub pool: &'a mut PacketPool,
     pub stats: &'a mut Stats,
-    pub rec: &'a mut Recorder,
-    pub diag: &'a mut PfcDiag,
+    /// The recorders' and diagnostics' shard ([`Journal`]).
+    pub rec: &'a mut Journal,
     pub progress: &'a mut Progress,
+    remote: Remote<'a>,
 }
 
 impl<'a> Ctx<'a> {
@@ -214,9 +262,9 @@ impl<'a> Ctx<'a> {
         links: &'a mut Links,
         pool: &'a mut PacketPool,
         stats: &'a mut Stats,
-        rec: &'a mut Recorder,
-        diag: &'a mut PfcDiag,
+        rec: &'a mut Journal,
         progress: &'a mut Progress,
+        remote: Remote<'a>,
     ) -> Ctx<'a> {
         Ctx {
             now,
@@ -225,8 +273,8 @@ impl<'a> Ctx<'a> {
             pool,
             stats,
             rec,
-            diag,
             progress,
+            remote,
         }
     }
 
@@ -247,6 +295,23 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {
         let lead = lead(self.now, at);
+        let to = self.remote.link_part[link.idx()];
+        if to != self.remote.me {
+            let (pkt, ints) = self.pool.get_with_int(id);
+            let mut int = [IntHop::default(); MAX_INT_HOPS];
+            let n = pkt.n_hops as usize;
+            int[..n].copy_from_slice(&ints[..n]);
+            let pkt = pkt.clone();
+            self.pool.free(id);
+            self.remote.outbox[to as usize].push(Transit {
+                link,
+                at,
+                lead,
+                pkt,
+                int,
+            });
+            return;
+        }
         if self.links.push(link, id, at, lead) {
             self.q
                 .schedule_lead(at, lead, Event::Arrive { link }.pack());
@@ -277,7 +342,7 @@ impl Ctx<'_> {
     ) -> PfcRx {
         let now = self.now;
         let p = self.pool.get(id);
-        let (class, quanta, root, hop) = (p.class, p.pause_quanta, p.seq as u32, p.aux as u8);
+        let (class, quanta, token) = (p.class, p.pause_quanta, PauseToken(p.seq));
         self.pool.free(id);
         let gid = eg.gid;
         let mut r = PfcRx::default();
@@ -292,7 +357,7 @@ impl Ctx<'_> {
                 self.rec.pfc_event(now, node, port, class, PfcKind::Pause);
                 r.newly_paused = Some(class);
             }
-            self.diag.pause_received(gid, class, root, hop);
+            self.rec.pause_received(gid, class, token);
             if expiry != SimTime::MAX {
                 self.schedule_timer(expiry, Event::PauseExpiry { egress: gid });
             }
@@ -300,7 +365,7 @@ impl Ctx<'_> {
             let since = eg.paused_since[class as usize];
             if eg.resume(class, now) {
                 self.rec.pfc_event(now, node, port, class, PfcKind::Resume);
-                self.diag.resumed(gid, class, since, now, false);
+                self.rec.resumed(gid, class, since, false);
                 r.resumed = true;
             }
         }
@@ -316,7 +381,7 @@ impl Ctx<'_> {
                 let since = eg.paused_since[c as usize];
                 eg.resume(c, now);
                 self.rec.pfc_event(now, node, port, c, PfcKind::Expire);
-                self.diag.resumed(eg.gid, c, since, now, true);
+                self.rec.resumed(eg.gid, c, since, true);
                 any = true;
             }
         }

@@ -27,3 +27,43 @@ pub struct Stats {
     pub timeouts: u64,
     pub retx_bytes: u64,
 }
+
+impl Stats {
+    /// Adds `o`'s counters to these (the partitions of a parallel run).
+    pub fn add(&mut self, o: &Stats) {
+        let Stats {
+            packets_tx,
+            data_packets_tx,
+            payload_tx_bytes,
+            payload_rx_bytes,
+            delivered_bytes,
+            drops_buffer,
+            drops_link,
+            drops_no_route,
+            pfc_pause_frames,
+            pfc_resume_frames,
+            ppfc_pause_frames,
+            retx_packets,
+            cnps_sent,
+            nacks_sent,
+            timeouts,
+            retx_bytes,
+        } = o;
+        self.packets_tx += packets_tx;
+        self.data_packets_tx += data_packets_tx;
+        self.payload_tx_bytes += payload_tx_bytes;
+        self.payload_rx_bytes += payload_rx_bytes;
+        self.delivered_bytes += delivered_bytes;
+        self.drops_buffer += drops_buffer;
+        self.drops_link += drops_link;
+        self.drops_no_route += drops_no_route;
+        self.pfc_pause_frames += pfc_pause_frames;
+        self.pfc_resume_frames += pfc_resume_frames;
+        self.ppfc_pause_frames += ppfc_pause_frames;
+        self.retx_packets += retx_packets;
+        self.cnps_sent += cnps_sent;
+        self.nacks_sent += nacks_sent;
+        self.timeouts += timeouts;
+        self.retx_bytes += retx_bytes;
+    }
+}

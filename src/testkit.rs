@@ -20,9 +20,8 @@ use crate::engine::EventQueue;
 use crate::ids::{EgressId, FlowId, QpSlot};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
-use crate::node::{Ctx, Event, Links, Packed, Progress};
-use crate::output::Recorder;
-use crate::output::pfc_diag::{DiagConfig, PfcDiag};
+use crate::node::{Ctx, Event, Links, Packed, Progress, Remote, Transit};
+use crate::output::journal::{Journal, PauseSent, PauseToken, Wants};
 use crate::packet::{IntHop, Packet, PacketId, PacketKind, PacketPool};
 use crate::port::Egress;
 use crate::stats::Stats;
@@ -42,9 +41,14 @@ pub(crate) struct World {
     pub links: Links,
     pub pool: PacketPool,
     pub stats: Stats,
-    pub rec: Recorder,
-    pub diag: PfcDiag,
+    /// What the nodes recorded (every note: victims and deadlock reports on).
+    pub rec: Journal,
     pub progress: Progress,
+    /// Every link leads to this one partition: nothing is ever sent out.
+    link_part: Vec<u16>,
+    outbox: Vec<Vec<Transit>>,
+    /// PAUSE frames the made-up peer sent ([`World::pfc`]).
+    pauses: u32,
 }
 
 impl World {
@@ -58,10 +62,15 @@ impl World {
             links: Links::new(n_links),
             pool: PacketPool::new(),
             stats: Stats::default(),
-            rec: Recorder::new(None, false).expect("an in-memory recorder"),
-            // One more egress for the peers whose PAUSE frames tests make up.
-            diag: PfcDiag::new(DiagConfig::default(), n_links + 1, n_flows),
+            rec: Journal::new(Wants {
+                victims: n_flows > 0,
+                deadlock: true,
+                ..Wants::default()
+            }),
             progress: Progress::default(),
+            link_part: vec![0; n_links + 1],
+            outbox: vec![Vec::new()],
+            pauses: 0,
         }
     }
 
@@ -74,8 +83,12 @@ impl World {
             &mut self.pool,
             &mut self.stats,
             &mut self.rec,
-            &mut self.diag,
             &mut self.progress,
+            Remote {
+                link_part: &self.link_part,
+                me: 0,
+                outbox: &mut self.outbox,
+            },
         )
     }
 
@@ -127,9 +140,17 @@ impl World {
         p.wire = 64;
         if quanta > 0 {
             let peer = EgressId::from_idx(self.n_links);
-            let (root, hop) = self.diag.pause_sent(peer, class, false, None);
-            p.seq = root as u64;
-            p.aux = hop as u32;
+            self.pauses += 1;
+            let token = PauseToken::new(NodeId(u32::MAX), self.pauses);
+            let sent = PauseSent {
+                gid: peer,
+                class,
+                predictive: false,
+                cause: None,
+                token,
+            };
+            self.rec.pause_sent(sent, 0, |_| false);
+            p.seq = token.0;
         }
         p
     }

@@ -129,6 +129,10 @@ pub struct RunArgs {
     /// replaced (files rocesim did not write are never deleted; the run refuses).
     #[arg(long)]
     pub force: bool,
+    /// Threads to run on (overrides the scenario's `run.threads`; default 1).
+    /// The outputs are byte-identical for any number (docs/parallel.md).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -190,7 +194,13 @@ fn clean_up_on_signals() {
                 SIGTERM => "SIGTERM",
                 _ => "SIGHUP",
             };
-            eprintln!("\nerror: interrupted by {name}; no output written");
+            // Not eprintln!: with stderr closed (`2>&1 | head -1`) it panics,
+            // and this thread holds the registry until the process exits.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nerror: interrupted by {name}; no output written"
+            );
             std::process::exit(128 + sig);
         }
     });

@@ -98,7 +98,10 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if let Some(fmt) = &args.fct_format {
         scenario.set.push(format!("output.fct_format={fmt}"));
     }
-    let cfg = load_seeded(&scenario, args.seed)?;
+    let mut cfg = load_seeded(&scenario, args.seed)?;
+    if let Some(t) = args.threads {
+        cfg.threads = check_threads(t)?;
+    }
     if let Some(w) = no_flows_warning(&cfg) {
         eprintln!("warning: {w}");
     }
@@ -153,6 +156,21 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// A `--threads` value: 1 to [`crate::limits::MAX_THREADS`].
+pub fn check_threads(t: usize) -> Result<usize, Error> {
+    let max = crate::limits::MAX_THREADS;
+    if (1..=max).contains(&t) {
+        Ok(t)
+    } else {
+        Err(crate::error::InputError::new(
+            "--threads",
+            "",
+            format!("{t} is not a thread count; give 1 to {max}"),
+        )
+        .into())
+    }
 }
 
 /// Runs a loaded scenario into the run directory `out.0` as `rocesim run` does:

@@ -32,6 +32,13 @@ pub fn lead(now: SimTime, at: SimTime) -> u32 {
     at.0.saturating_sub(now.0).min(u32::MAX as u64) as u32
 }
 
+/// The position of an event in the run's order: `(time in ps, tie)`, where the
+/// tie is `(u32::MAX - lead) << 32 | event bits`. Smaller is earlier. The same
+/// event has the same key however the nodes are split over threads or ranks, so
+/// keys order what the nodes record ([`crate::output::journal`]) and bound the
+/// windows of a parallel run.
+pub type Key = (u64, u64);
+
 /// An event the queue can hold: 32 bits that order it among events of equal time
 /// and lead, and that give it back.
 pub trait Bits: Copy {
@@ -67,6 +74,11 @@ impl Entry {
             time,
             tie: ((u32::MAX - lead) as u64) << 32 | event.to_bits() as u64,
         }
+    }
+
+    #[inline]
+    fn key(&self) -> Key {
+        (self.time, self.tie)
     }
 
     #[inline]
@@ -109,6 +121,8 @@ pub struct EventQueue<E: Bits> {
     cold: BinaryHeap<Rev>,
     _event: std::marker::PhantomData<E>,
     now: SimTime,
+    /// The tie of the event being processed (or last processed).
+    tie: u64,
     popped: u64,
     peak: usize,
 }
@@ -126,6 +140,7 @@ impl<E: Bits> EventQueue<E> {
             cold: BinaryHeap::new(),
             _event: std::marker::PhantomData,
             now: SimTime::ZERO,
+            tie: 0,
             popped: 0,
             peak: 0,
         }
@@ -135,6 +150,12 @@ impl<E: Bits> EventQueue<E> {
     #[inline]
     pub fn now(&self) -> SimTime {
         self.now
+    }
+
+    /// The key of the event being processed (or last processed).
+    #[inline]
+    pub fn key(&self) -> Key {
+        (self.now.0, self.tie)
     }
 
     /// A new entry for `event` at `at`, which must not be in the past.
@@ -171,22 +192,54 @@ impl<E: Bits> EventQueue<E> {
         self.cold.push(Rev(e));
     }
 
+    /// Schedules a timer-like `event` at `at` with an explicit `lead` (the
+    /// dispatcher's own actions, whose place among the nodes' events at the same
+    /// time must not depend on when they were decided).
+    #[inline]
+    pub fn schedule_cold_lead(&mut self, at: SimTime, lead: u32, event: E) {
+        let e = self.entry(at, lead, event);
+        self.cold.push(Rev(e));
+    }
+
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        self.pop_before((u64::MAX, u64::MAX))
+    }
+
+    /// Removes the earliest event if its key is below `bound`, and advances
+    /// `now` to its time.
+    #[inline]
+    pub fn pop_before(&mut self, bound: Key) -> Option<(SimTime, E)> {
         let take_cold = match (self.hot.peek(), self.cold.peek()) {
             (_, None) => false,
             (None, Some(_)) => true,
             (Some(h), Some(c)) => c.0.earlier_than(h),
         };
+        let head = if take_cold {
+            self.cold.peek().map(|r| r.0)
+        } else {
+            self.hot.peek().copied()
+        }?;
+        if head.key() >= bound {
+            return None;
+        }
         let e = if take_cold {
             self.cold.pop().map(|r| r.0)
         } else {
             self.hot.pop()
         }?;
         self.now = SimTime(e.time);
+        self.tie = e.tie;
         self.popped += 1;
         Some((self.now, e.event()))
+    }
+
+    /// The key of the earliest pending event.
+    pub fn head_key(&mut self) -> Option<Key> {
+        let h = self.hot.peek().map(|e| e.key());
+        let c = self.cold.peek().map(|e| e.0.key());
+        h.into_iter().chain(c).min()
     }
 
     /// The time of the earliest pending event.

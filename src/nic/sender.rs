@@ -29,7 +29,7 @@ impl Nic {
             // First active flow after an idle period: progress starts now.
             ctx.progress.last = now;
         }
-        ctx.diag.flow_started(fid, spec.class);
+        ctx.rec.flow_started(fid, spec.class);
         self.kick(ctx, env);
     }
 
@@ -142,7 +142,7 @@ impl Nic {
         let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
         let fct = now.since(spec.start);
         ctx.progress.done += 1;
-        ctx.diag.flow_finished(fid);
+        ctx.rec.flow_finished(fid);
         let qp = self.send[f.send_slot.idx()]
             .take()
             .expect("completed flows have a sender");

@@ -53,7 +53,7 @@ struct PortHist {
 }
 
 /// Time-weighted queue-length histograms, indexed by egress id.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct QueueHists {
     ports: Vec<PortHist>,
     /// Start of the window (the first flow's start).
@@ -72,6 +72,12 @@ impl QueueHists {
             ],
             start,
         }
+    }
+
+    /// Takes egress `gid`'s histogram from `other` (the shard of the partition
+    /// that owns the port, docs/parallel.md).
+    pub fn adopt(&mut self, gid: EgressId, other: &mut QueueHists) {
+        std::mem::swap(&mut self.ports[gid.idx()], &mut other.ports[gid.idx()]);
     }
 
     /// The queue of egress `gid` is about to change from `old` bytes at `now`.
@@ -115,7 +121,7 @@ fn alloc_bins() -> Box<[u64]> {
 }
 
 /// Counts of values (one-way delays in ps) in the fixed bins.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct CountHist {
     counts: Box<[u64]>,
 }
@@ -132,6 +138,13 @@ impl CountHist {
     #[inline]
     pub fn add(&mut self, v: u64) {
         self.counts[bin_of(v)] += 1;
+    }
+
+    /// Adds `other`'s counts (another partition's shard).
+    pub fn merge(&mut self, other: &CountHist) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += b;
+        }
     }
 
     /// Non-empty bins as `(lo, hi, count)`.

@@ -18,6 +18,7 @@
 
 mod atomic;
 pub mod hist;
+pub mod journal;
 pub mod ns3;
 pub mod pfc_diag;
 pub mod pfc_report;
@@ -27,7 +28,7 @@ mod summary;
 
 pub use atomic::{AtomicFile, register_created_dir, remove_all_temporaries};
 pub use series::{FlowCounters, PortCounters};
-pub use summary::{PfcHeadline, Summary, SummaryInput, Timing, percentile};
+pub use summary::{Engine, PfcHeadline, Summary, SummaryInput, Timing, percentile};
 
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId};
@@ -322,13 +323,38 @@ impl Recorder {
         }
     }
 
-    /// A data packet of flow `fid`, sent at `sent_at`, reached its receiver now.
-    #[inline]
-    pub fn packet_delivered(&mut self, fid: FlowId, sent_at: SimTime, now: SimTime) {
-        if let Some((sel, h)) = self.latency.as_mut()
-            && sel[fid.idx()]
-        {
-            h.add(now.ps().saturating_sub(sent_at.ps()));
+    /// What the nodes' journals must keep for this recorder
+    /// ([`journal::Wants`]); `victims` and `deadlock` are the diagnostics'.
+    pub fn wants(&self, victims: bool, deadlock: bool) -> journal::Wants {
+        journal::Wants {
+            queue_hist: self.queue_hist.clone(),
+            latency: self
+                .latency
+                .as_ref()
+                .map(|(m, _)| (m.as_slice().into(), hist::CountHist::default())),
+            rates: self.flow_rates.as_ref().map(|r| r.selection().into()),
+            victims,
+            deadlock,
+        }
+    }
+
+    /// Takes the histograms the partitions' journals kept: each port's queue
+    /// histogram from the partition `owner(gid)` gives, and every partition's
+    /// delay counts.
+    pub fn absorb(&mut self, shards: &mut [journal::Journal], owner: impl Fn(EgressId) -> usize) {
+        if let Some(h) = self.queue_hist.as_mut() {
+            for w in &self.watched {
+                if let Some(s) = shards[owner(w.gid)].wants.queue_hist.as_mut() {
+                    h.adopt(w.gid, s);
+                }
+            }
+        }
+        if let Some((_, h)) = self.latency.as_mut() {
+            for s in shards.iter() {
+                if let Some((_, c)) = &s.wants.latency {
+                    h.merge(c);
+                }
+            }
         }
     }
 
@@ -415,12 +441,6 @@ impl Recorder {
     /// not lost): per-flow memory does not grow with the run's length.
     pub fn stream_fct(&mut self, on: bool) {
         self.stream_fct = on && self.dir.is_some();
-    }
-
-    /// The flows completed so far, in completion order (unit tests).
-    #[cfg(test)]
-    pub(crate) fn fct_records(&self) -> &[FctRecord] {
-        &self.fct
     }
 
     pub fn pfc_event(&mut self, now: SimTime, node: NodeId, port: u16, class: u8, kind: PfcKind) {

@@ -124,6 +124,11 @@ impl FlowRates {
         self.selected[fid.idx()]
     }
 
+    /// Per flow: whether it is recorded.
+    pub fn selection(&self) -> &[bool] {
+        &self.selected
+    }
+
     /// A row for flow `fid` ending now (nothing when the interval is empty).
     pub fn row(&mut self, now: SimTime, fid: FlowId, c: FlowCounters) -> Result<(), Error> {
         let (t0, sent0, del0) = self.state[fid.idx()];

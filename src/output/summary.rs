@@ -19,6 +19,42 @@ pub struct SummaryInput {
     pub peak_packets: usize,
     pub peak_events: usize,
     pub pfc: PfcHeadline,
+    pub engine: Engine,
+}
+
+/// How the run was executed (timing.json): the partitions of a parallel run
+/// and their synchronisation (docs/parallel.md). Nothing here changes what the
+/// run computes.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Engine {
+    /// Partitions, one per thread.
+    pub threads: usize,
+    /// Synchronisation windows run in parallel.
+    pub windows: u64,
+    /// Events handled inside those windows.
+    pub window_events: u64,
+    /// Events handled one at a time in key order (the run's tail, after the
+    /// last flow started, and every event of a one-thread run).
+    pub ordered_events: u64,
+    /// Packets that crossed from one partition to another.
+    pub crossed_packets: u64,
+    /// Events handled by each partition.
+    pub part_events: Vec<u64>,
+    /// Seconds each partition spent handling events inside windows.
+    pub part_busy_seconds: Vec<f64>,
+    /// Sum over windows of the busiest partition's seconds: the windowed
+    /// phase's time with free synchronisation.
+    pub critical_seconds: f64,
+    /// Seconds from posting the windows to having every partition back.
+    pub window_seconds: f64,
+    /// Seconds spent between windows handing packets over and applying the
+    /// journals.
+    pub merge_seconds: f64,
+    /// Seconds of the windowed phase, wall clock, and of the one-at-a-time phase.
+    pub windowed_seconds: f64,
+    pub ordered_seconds: f64,
+    /// The window grid: the smallest link delay, ns.
+    pub lookahead_ns: f64,
 }
 
 /// Headline numbers of the PFC diagnostics (pfc_diagnostics.json has the rest).
@@ -80,9 +116,15 @@ pub struct Summary {
     pub packets_transmitted: u64,
     pub data_packets_transmitted: u64,
     pub control_interval_ns: f64,
-    pub peak_packets_in_flight: usize,
-    pub peak_pending_events: usize,
     pub sim_seconds: f64,
+    /// Engine measurements (timing.json): with several threads these depend on
+    /// how the nodes are split.
+    #[serde(skip)]
+    pub peak_packets_in_flight: usize,
+    #[serde(skip)]
+    pub peak_pending_events: usize,
+    #[serde(skip)]
+    pub engine: Engine,
     #[serde(skip)]
     pub wall_seconds: f64,
     #[serde(skip)]
@@ -98,6 +140,10 @@ pub struct Timing {
     pub wall_seconds: f64,
     pub events_per_second: f64,
     pub packets_per_second: f64,
+    /// Summed over the partitions' pools and queues.
+    pub peak_packets_in_flight: usize,
+    pub peak_pending_events: usize,
+    pub engine: Engine,
 }
 
 impl Timing {
@@ -106,6 +152,9 @@ impl Timing {
             wall_seconds: s.wall_seconds,
             events_per_second: s.events_per_second,
             packets_per_second: s.packets_per_second,
+            peak_packets_in_flight: s.peak_packets_in_flight,
+            peak_pending_events: s.peak_pending_events,
+            engine: s.engine.clone(),
         }
     }
 }
@@ -149,9 +198,10 @@ impl Summary {
             packets_transmitted: s.packets_tx,
             data_packets_transmitted: s.data_packets_tx,
             control_interval_ns: i.base_rtt.as_ns_f64(),
+            sim_seconds: i.end.as_secs_f64(),
             peak_packets_in_flight: i.peak_packets,
             peak_pending_events: i.peak_events,
-            sim_seconds: i.end.as_secs_f64(),
+            engine: i.engine.clone(),
             wall_seconds: i.wall_seconds,
             events_per_second: i.events as f64 / wall,
             packets_per_second: s.packets_tx as f64 / wall,

@@ -57,6 +57,18 @@ pub struct ScenarioFile {
     /// PFC diagnostics: storms, deadlocks, victims (see [`flowctl`]).
     #[serde(default)]
     pub diagnostics: flowctl::DiagnosticsSection,
+    /// How to execute the run (not what it computes).
+    #[serde(default)]
+    pub run: RunSection,
+}
+
+/// `[run]`: execution settings. Outputs do not depend on them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Threads (partitions of the nodes) to run on; default 1
+    /// (docs/parallel.md). `rocesim run --threads` overrides it.
+    pub threads: Option<usize>,
 }
 
 fn default_seed() -> u64 {

@@ -100,8 +100,19 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
             "must be > 0, e.g. \"10ms\" (or omit it to run until all flows finish)",
         ));
     }
+    let threads = f.run.threads.unwrap_or(1);
+    if !(1..=crate::limits::MAX_THREADS).contains(&threads) {
+        return Err(cx.err(
+            "run.threads",
+            format!(
+                "{threads} is not a thread count; give 1 to {}",
+                crate::limits::MAX_THREADS
+            ),
+        ));
+    }
     Ok(RunConfig {
         name: f.name.clone().unwrap_or_else(|| loaded.stem.clone()),
+        threads,
         source: loaded.source.clone(),
         seed: f.seed,
         stop: f.stop.map(|d| SimTime(d.ps())),

@@ -9,42 +9,40 @@
 //! deadlock detection (`pfc`), limits and the end of the run.
 //! Each flow's ideal FCT, base RTT and BDP come from the run's [`path_model`].
 
+mod crew;
 pub mod limits;
 pub mod mmu_config;
 pub mod ns3_paths;
+mod part;
+pub mod partition;
 pub mod path_model;
 pub mod paths;
 mod pfc;
 
 use crate::config::RunConfig;
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, Key};
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, QpSlot, SwitchIdx};
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
-use crate::node::{Ctx, Event, Links, MAX_EVENT_INDEX, Packed, Progress, Sampler};
+use crate::node::{Event, MAX_EVENT_INDEX, Packed, Progress, Sampler};
+use crate::output::journal::{Applied, Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
-use crate::output::{Recorder, RunInfo, RunOutputs};
-use crate::packet::PacketPool;
+use crate::output::{Engine, Recorder, RunInfo, RunOutputs};
 use crate::port::Egress;
 use crate::switch::ecmp;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
-use crate::switch::{Switch, SwitchConfig, SwitchEnv, SwitchPort};
+use crate::switch::{Switch, SwitchConfig, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
+use part::{Part, Slot, next_grid};
 use path_model::PathModel;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
 use std::time::Instant;
-
-/// What a node id is, and its index among its kind.
-#[derive(Clone, Copy, Debug)]
-enum Slot {
-    Host(HostIdx),
-    Switch(SwitchIdx),
-}
 
 pub use crate::stats::Stats;
 
@@ -67,28 +65,75 @@ pub struct RunOptions {
     /// as they finish and are not returned in [`RunOutputs::fct`], so memory
     /// does not grow with the number of flows completed (`rocesim run`, sweeps).
     pub stream_fct: bool,
+    /// Threads (partitions) to run on (`--threads`); `None` = the scenario's
+    /// `run.threads`. Outputs do not depend on it (docs/parallel.md).
+    pub threads: Option<usize>,
 }
 
-pub struct Sim {
+/// What every partition reads and none writes: the configuration, the flows
+/// and where each node and link is.
+pub(crate) struct Shared {
     pub cfg: RunConfig,
-    q: EventQueue<Packed>,
-    slots: Vec<Slot>,
-    /// Owner (node, port) of each egress id.
-    egress_owner: Vec<(NodeId, u16)>,
-    /// The receiving (node, port) of each link, named by its sending egress.
-    link_dst: Vec<(NodeId, u16)>,
-    /// Packets in flight on each link (the receiving side's rings).
-    links: Links,
-    pool: PacketPool,
-    switches: Vec<Switch>,
-    nics: Vec<Nic>,
-    /// Every flow's immutable spec and per-flow constants, by flow id.
+    /// Every flow's immutable per-flow constants, by flow id.
     flows: Vec<FlowInfo>,
     nic_cfg: NicConfig,
     sw_cfg: SwitchConfig,
-    progress: Progress,
+    /// Per node id: what it is and its index in its partition.
+    place: Vec<Slot>,
+    /// Per node id: its partition.
+    node_part: Vec<u16>,
+    /// Owner (node, port) of each egress id.
+    egress_owner: Vec<(NodeId, u16)>,
+    /// Per node id: the egress id of its port 0 (ports are numbered on).
+    egress_base: Vec<u32>,
+    /// The receiving (node, port) of each link, named by its sending egress.
+    link_dst: Vec<(NodeId, u16)>,
+    /// The partition of each link's receiving node, by sending egress.
+    link_part: Vec<u16>,
+    /// Started flows join the PFC victim lists.
+    note_paths: bool,
+}
+
+impl Shared {
+    /// What the NICs share.
+    pub fn nic_env(&self) -> NicEnv<'_> {
+        NicEnv {
+            cfg: &self.nic_cfg,
+            specs: &self.cfg.flows,
+            flows: &self.flows,
+        }
+    }
+
+    #[inline]
+    fn host_local(&self, node: NodeId) -> usize {
+        match self.place[node.idx()] {
+            Slot::Host(l) => l as usize,
+            Slot::Switch(_) => unreachable!("node {node} is a host"),
+        }
+    }
+
+    #[inline]
+    fn switch_local(&self, node: NodeId) -> usize {
+        match self.place[node.idx()] {
+            Slot::Switch(l) => l as usize,
+            Slot::Host(_) => unreachable!("node {node} is a switch"),
+        }
+    }
+
+    /// The egress id of `node`'s port `port`.
+    fn gid(&self, node: NodeId, port: u16) -> EgressId {
+        EgressId(self.egress_base[node.idx()] + port as u32)
+    }
+}
+
+pub struct Sim {
+    sh: Arc<Shared>,
+    parts: Vec<Part>,
+    /// The dispatcher's own events: samplers and deadlock searches.
+    gq: EventQueue<Packed>,
+    /// The window grid (ps): the smallest link delay.
+    grid: u64,
     seed: u64,
-    pub stats: Stats,
     rec: Recorder,
     /// Egress ports the per-port recorders watch (`output.queue_ports`).
     watched_ports: Vec<(NodeId, u16)>,
@@ -96,62 +141,49 @@ pub struct Sim {
     limits: limits::Limits,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
     diag: PfcDiag,
-    /// Scratch for flow-control ticks and deadlock searches.
-    fc_frames: Vec<crate::switch::flowctl::Frame>,
+    roots: PauseRoots,
+    /// Paused queues to search from at the next deadlock search.
+    searches: Vec<(SwitchIdx, u16, u8)>,
     /// Per egress id: the search epoch that last visited it.
     visit: Vec<u32>,
     visit_epoch: u32,
+    engine: Engine,
+    /// 1 when the run ended at an event past the stop time (it is counted).
+    past_event: u64,
 }
-
-/// The node-facing part of the simulator and the shared inputs, borrowed apart
-/// from the nodes so that one node can be handed a [`Ctx`].
-macro_rules! split {
-    ($sim:expr, $now:expr, |$ctx:ident, $nics:ident, $switches:ident, $nenv:ident, $senv:ident| $body:expr) => {{
-        #[allow(unused_variables)]
-        let Sim {
-            q,
-            links,
-            pool,
-            stats,
-            rec,
-            diag,
-            progress,
-            nics: $nics,
-            switches: $switches,
-            flows,
-            nic_cfg,
-            sw_cfg,
-            cfg,
-            ..
-        } = $sim;
-        #[allow(unused_mut, unused_variables)]
-        let mut $ctx = Ctx::new($now, q, links, pool, stats, rec, diag, progress);
-        #[allow(unused_variables)]
-        let $nenv = NicEnv {
-            cfg: nic_cfg,
-            specs: &cfg.flows,
-            flows,
-        };
-        #[allow(unused_variables)]
-        let $senv = SwitchEnv {
-            cfg: sw_cfg,
-            routes: &cfg.topo.routes,
-        };
-        $body
-    }};
-}
-pub(crate) use split;
 
 use limits::STALL_LIMIT;
 
+/// Events between checks of the output volume and progress reports.
+const CHECK_EVERY: u64 = 0x10000;
+
+/// How the event loop ended.
+enum Ending {
+    /// Every flow completed, or nothing is left to do.
+    Done,
+    /// The next event is past the stop time or the time limit.
+    Past(SimTime),
+    Stalled(SimTime),
+    Deadlock,
+    OutputOver(SimTime, u64),
+    Failed(Error),
+}
+
 impl Sim {
     /// Builds the network and flows. `rec` receives the outputs.
-    pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Sim {
+    pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Result<Sim, Error> {
         let seed = opts.seed.unwrap_or(cfg.seed);
+        let n_parts = opts.threads.unwrap_or(cfg.threads).max(1);
         let topo = &cfg.topo;
         let model = &cfg.model;
+        let grid = lookahead(&cfg, n_parts)?;
+        let node_part = partition::assign(topo, n_parts);
         let mut egress_owner = Vec::new();
+        let mut egress_base = vec![0u32; topo.spec.kinds.len()];
         let mut gid_of = |node: NodeId, port: usize| {
+            if port == 0 {
+                egress_base[node.idx()] = egress_owner.len() as u32;
+            }
             egress_owner.push((node, port as u16));
             EgressId::from_idx(egress_owner.len() - 1)
         };
@@ -243,29 +275,18 @@ impl Sim {
             egress_owner.len() <= MAX_EVENT_INDEX as usize,
             "too many ports"
         );
-        let slots = topo
-            .spec
-            .kinds
-            .iter()
-            .enumerate()
-            .map(|(i, k)| match k {
-                crate::topology::NodeKind::Host => Slot::Host(topo.host_idx(NodeId::from_idx(i))),
-                crate::topology::NodeKind::Switch => {
-                    Slot::Switch(topo.switch_idx(NodeId::from_idx(i)))
-                }
-            })
-            .collect();
         let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
         let diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         let n_egress = egress_owner.len();
         // A link's receiving end: the peer of the egress that sends into it.
-        let link_dst = egress_owner
+        let link_dst: Vec<(NodeId, u16)> = egress_owner
             .iter()
             .map(|&(node, port)| {
                 let p = &topo.ports[node.idx()][port as usize];
                 (p.peer, p.peer_port)
             })
             .collect();
+        let link_part = link_dst.iter().map(|(n, _)| node_part[n.idx()]).collect();
         let mut nic_cfg = NicConfig::new(
             cfg.nic.clone(),
             cfg.model.clone(),
@@ -281,41 +302,78 @@ impl Sim {
             xoff_forever,
             congested_queue: cfg.diag.congested_queue,
         };
-        Sim {
-            q: EventQueue::new(),
-            slots,
-            egress_owner,
-            link_dst,
-            links: Links::new(n_egress),
-            pool: PacketPool::new(),
-            switches,
-            nics,
-            flows,
-            nic_cfg,
-            sw_cfg,
-            progress: Progress::default(),
+        // The nodes go to their partitions, in node id order.
+        let mut parts: Vec<Part> = (0..n_parts)
+            .map(|i| Part::new(i as u16, n_parts, n_egress, Journal::default()))
+            .collect();
+        let mut place = vec![Slot::Host(0); topo.spec.kinds.len()];
+        for nic in nics {
+            let p = &mut parts[node_part[nic.node.idx()] as usize];
+            place[nic.node.idx()] = Slot::Host(p.nics.len() as u32);
+            p.nics.push(nic);
+        }
+        for sw in switches {
+            let p = &mut parts[node_part[sw.node.idx()] as usize];
+            place[sw.node.idx()] = Slot::Switch(p.switches.len() as u32);
+            p.switches.push(sw);
+        }
+        let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
+        let engine = Engine {
+            threads: n_parts,
+            lookahead_ns: grid as f64 / 1e3,
+            ..Engine::default()
+        };
+        Ok(Sim {
+            sh: Arc::new(Shared {
+                flows,
+                nic_cfg,
+                sw_cfg,
+                place,
+                node_part,
+                egress_owner,
+                egress_base,
+                link_dst,
+                link_part,
+                note_paths,
+                cfg,
+            }),
+            parts,
+            gq: EventQueue::new(),
+            grid,
             seed,
-            stats: Stats::default(),
             rec,
             watched_ports,
             trace_rates: opts.trace_rates,
             limits: opts.limits,
             diag,
-            fc_frames: Vec::new(),
+            roots: PauseRoots::default(),
+            searches: Vec::new(),
             visit: vec![0; n_egress],
             visit_epoch: 0,
-            cfg,
-        }
+            engine,
+            past_event: 0,
+        })
     }
 
     /// The control interval T (HPCC) this run uses.
     pub fn base_rtt(&self) -> Delta {
-        self.nic_cfg.base_rtt
+        self.sh.nic_cfg.base_rtt
     }
 
     /// The seed this run uses (the scenario's, or `--seed`).
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// Flows started and completed, over all partitions.
+    fn progress(&self) -> Progress {
+        let mut p = Progress::default();
+        for part in &self.parts {
+            p.started += part.progress.started;
+            p.done += part.progress.done;
+            p.last = p.last.max(part.progress.last);
+        }
+        p
     }
 
     /// Runs to completion (all flows done), to the stop time, or until stalled.
@@ -326,120 +384,449 @@ impl Sim {
     ) -> Result<RunOutputs, Error> {
         let wall = Instant::now();
         self.configure_recorders()?;
-        if let Some(first) = self.cfg.flows.first() {
+        let wants = self
+            .rec
+            .wants(self.sh.cfg.diag.victims, self.sh.cfg.diag.deadlock);
+        for p in &mut self.parts {
+            p.journal = Journal::new(wants.clone());
+        }
+        if let Some(first) = self.sh.cfg.flows.first() {
             let t = first.start;
-            for nic in &self.nics {
-                if let Some(at) = nic.next_start(self.nic_env()) {
-                    // The NIC's own start timer, set before the run.
-                    let host = nic.idx;
-                    self.q.schedule_cold(at, Event::FlowStart { host }.pack());
+            for p in &mut self.parts {
+                for nic in &p.nics {
+                    if let Some(at) = nic.next_start(self.sh.nic_env()) {
+                        // The NIC's own start timer, set before the run.
+                        let host = nic.idx;
+                        p.q.schedule_cold(at, Event::FlowStart { host }.pack());
+                    }
                 }
             }
-            let out = &self.cfg.output;
+            let out = &self.sh.cfg.output;
             if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
                 let what = Sampler::Queues;
-                self.q.schedule_cold(t, Event::Sample { what }.pack());
+                self.gq.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some(iv) = out.link_utilization
                 && self.rec.link_util_on()
             {
                 let what = Sampler::Links;
-                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
+                self.gq.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if let Some((_, iv)) = out.flow_rates
                 && self.rec.flow_rates_on()
             {
                 let what = Sampler::Flows;
-                self.q.schedule_cold(t + iv, Event::Sample { what }.pack());
+                self.gq.schedule_cold(t + iv, Event::Sample { what }.pack());
             }
             if self.trace_rates.is_some() {
                 let what = Sampler::Rates;
-                self.q.schedule_cold(t, Event::Sample { what }.pack());
+                self.gq.schedule_cold(t, Event::Sample { what }.pack());
             }
             if let Some((start, _)) = out.qlen_mon
                 && self.rec.ns3_qlen_on()
             {
                 let what = Sampler::Ns3Qlen;
-                self.q.schedule_cold(start, Event::Sample { what }.pack());
+                self.gq.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
         let limit = SimTime(self.limits.max_sim_time.ps());
-        let stop = self.cfg.stop.unwrap_or(SimTime::MAX);
-        let total = self.flows.len();
-        let mut stalled = None;
-        let mut over: Option<crate::error::InputError> = None;
-        while let Some((now, ev)) = self.q.pop() {
-            if now > stop {
-                break;
+        let stop = self.sh.cfg.stop.unwrap_or(SimTime::MAX);
+        // Events after the stop time or the limit are not handled.
+        let last = stop.min(limit);
+        let stop_bound: Key = (last.0.saturating_add(1), 0);
+        let total = self.sh.flows.len();
+        let t0 = Instant::now();
+        let mut ending = None;
+        if self.parts.len() > 1 {
+            ending = self.run_windows(stop_bound, progress);
+        }
+        self.engine.windowed_seconds = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let ending = match ending {
+            Some(e) => e,
+            None => self.run_ordered(stop_bound, progress),
+        };
+        self.engine.ordered_seconds = t1.elapsed().as_secs_f64();
+        // A run that stops at the stop time ends at the first event past it,
+        // which is counted (as the sequential engine always did).
+        let end = match ending {
+            Ending::Past(t) => {
+                self.past_event = 1;
+                t
             }
-            if now > limit {
-                over = Some(limits::sim_time_exceeded(
-                    &self.cfg,
-                    &self.limits,
-                    total - self.progress.done,
-                ));
-                break;
+            _ => self.end_time(),
+        };
+        let done = self.progress().done;
+        progress(end, done, total);
+        let over = match ending {
+            Ending::Deadlock => {
+                return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
             }
-            match ev.unpack() {
-                Event::QpTimer { flow } => {
-                    self.dispatch(now, Event::QpTimer { flow });
-                    if self.progress.done < self.progress.started
-                        && now.since(self.progress.last) > STALL_LIMIT
-                    {
-                        stalled = Some(now);
-                        break;
-                    }
-                }
-                Event::SwitchTimer { switch } => {
-                    self.switch_timer(now, switch);
-                    if self.diag.deadlock.is_some() {
-                        break;
-                    }
-                }
-                e => self.dispatch(now, e),
+            Ending::Failed(e) => return Err(e),
+            Ending::Stalled(t) => {
+                let unfinished = total - done;
+                return Err(limits::stalled(&self.sh.cfg, t, unfinished).into());
             }
-            if self.progress.done == total && self.progress.started == total {
-                break;
-            }
-            if self.q.processed() & 0xffff == 0 {
-                progress(now, self.progress.done, total);
-                if self.progress.done < self.progress.started
-                    && now.since(self.progress.last) > STALL_LIMIT
-                {
-                    stalled = Some(now);
-                    break;
-                }
+            Ending::OutputOver(t, bytes) => Some(limits::output_exceeded(
+                &self.sh.cfg,
+                &self.limits,
+                t,
+                bytes,
+            )),
+            Ending::Past(t) if t > limit && t <= stop => Some(limits::sim_time_exceeded(
+                &self.sh.cfg,
+                &self.limits,
+                total - done,
+            )),
+            Ending::Past(_) | Ending::Done => {
+                // Short runs end between checks.
                 let bytes = self.rec.output_bytes();
-                if bytes > self.limits.max_output_bytes {
-                    over = Some(limits::output_exceeded(&self.cfg, &self.limits, now, bytes));
-                    break;
-                }
+                (bytes > self.limits.max_output_bytes)
+                    .then(|| limits::output_exceeded(&self.sh.cfg, &self.limits, end, bytes))
             }
-        }
-        let end = self.q.now();
-        progress(end, self.progress.done, total);
-        if self.diag.deadlock.is_some() {
-            return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
-        }
-        if over.is_none() {
-            // Short runs end between checks.
-            let bytes = self.rec.output_bytes();
-            if bytes > self.limits.max_output_bytes {
-                over = Some(limits::output_exceeded(&self.cfg, &self.limits, end, bytes));
-            }
-        }
+        };
         if let Some(e) = over {
             return Err(e.into());
-        }
-        if let Some(t) = stalled {
-            let unfinished = total - self.progress.done;
-            return Err(limits::stalled(&self.cfg, t, unfinished).into());
         }
         self.finish(end, wall.elapsed().as_secs_f64())
     }
 
+    /// The time of the last event handled (or of the first one past the stop
+    /// time, which ends the run).
+    fn end_time(&self) -> SimTime {
+        self.parts
+            .iter()
+            .map(|p| p.q.now())
+            .chain(std::iter::once(self.gq.now()))
+            .max()
+            .unwrap_or(SimTime::ZERO)
+    }
+
+    /// The earliest pending event of any partition (key, partition).
+    fn next_part(&mut self) -> Option<(Key, usize)> {
+        let mut best: Option<(Key, usize)> = None;
+        for (i, p) in self.parts.iter_mut().enumerate() {
+            if let Some(k) = p.q.head_key()
+                && best.is_none_or(|(b, _)| k < b)
+            {
+                best = Some((k, i));
+            }
+        }
+        best
+    }
+
+    /// The parallel phase (docs/parallel.md): the partitions advance together
+    /// in windows that end at the next grid point (a multiple of the smallest
+    /// link delay) or at the dispatcher's next event, whichever is first. A
+    /// packet sent inside a window reaches another partition no earlier than
+    /// the window's end, so the partitions need each other's packets only
+    /// between windows. Runs until the last flow has started (the run's end is
+    /// then near, and is found one event at a time by [`Self::run_ordered`]);
+    /// returns an ending if the run ended here.
+    fn run_windows(
+        &mut self,
+        stop_bound: Key,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Option<Ending> {
+        let total = self.sh.flows.len();
+        let mut next_check = CHECK_EVERY;
+        let mut busy = vec![0f64; self.parts.len()];
+        let crew = match crew::Crew::start(self.parts.len() - 1, &self.sh) {
+            Ok(c) => c,
+            Err(e) => {
+                return Some(Ending::Failed(Error::Sim(format!(
+                    "cannot start {} worker threads: {e}",
+                    self.parts.len() - 1
+                ))));
+            }
+        };
+        // The earliest arrival among the packets waiting in the inboxes.
+        let mut inbox_min: Option<Key> = None;
+        loop {
+            let pr = self.progress();
+            if pr.started == total {
+                break;
+            }
+            let head = match (self.next_part().map(|(k, _)| k), inbox_min) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let global = self.gq.head_key();
+            let start = match (head, global) {
+                (None, None) => return Some(Ending::Done),
+                (Some(h), Some(g)) => h.min(g),
+                (Some(h), None) => h,
+                (None, Some(g)) => g,
+            };
+            if start >= stop_bound {
+                return Some(Ending::Past(SimTime(start.0)));
+            }
+            if pr.done < pr.started && SimTime(start.0).since(pr.last) > STALL_LIMIT {
+                return Some(Ending::Stalled(SimTime(start.0)));
+            }
+            let mut bound = (next_grid(start.0, self.grid), 0).min(stop_bound);
+            if let Some(g) = global {
+                bound = bound.min(g);
+            }
+            if head.is_some_and(|h| h < bound) {
+                let tw = Instant::now();
+                let counts = crew.window(&mut self.parts, &self.sh, bound);
+                self.engine.window_seconds += tw.elapsed().as_secs_f64();
+                let slowest = counts.iter().map(|c| c.1).fold(0.0, f64::max);
+                self.engine.critical_seconds += slowest;
+                for (i, (n, t)) in counts.into_iter().enumerate() {
+                    self.engine.part_events.resize(self.parts.len(), 0);
+                    self.engine.part_events[i] += n;
+                    self.engine.window_events += n;
+                    busy[i] += t;
+                }
+                self.engine.windows += 1;
+                let ts = Instant::now();
+                inbox_min = self.exchange();
+                self.apply_journals();
+                self.engine.merge_seconds += ts.elapsed().as_secs_f64();
+            }
+            if global == Some(bound) {
+                let (now, ev) = self.gq.pop().expect("peeked");
+                if self.global_event(now, ev.unpack()) {
+                    return Some(Ending::Deadlock);
+                }
+            }
+            if self.engine.window_events >= next_check {
+                next_check = self.engine.window_events + CHECK_EVERY;
+                let pr = self.progress();
+                progress(SimTime(bound.0), pr.done, total);
+                let bytes = self.rec.output_bytes();
+                if bytes > self.limits.max_output_bytes {
+                    return Some(Ending::OutputOver(SimTime(bound.0), bytes));
+                }
+            }
+        }
+        self.engine.part_busy_seconds = busy;
+        // Hand over what is still in the outboxes' wake.
+        for p in &mut self.parts {
+            p.take_inbox();
+        }
+        None
+    }
+
+    /// Moves each partition's outbox for partition `to` into `to`'s inbox;
+    /// returns the earliest key of an arrival they may schedule.
+    fn exchange(&mut self) -> Option<Key> {
+        let n = self.parts.len();
+        let mut min: Option<Key> = None;
+        for from in 0..n {
+            self.parts[from].count_crossed();
+            for to in 0..n {
+                if from == to || self.parts[from].outbox[to].is_empty() {
+                    continue;
+                }
+                for t in &self.parts[from].outbox[to] {
+                    let k = t.key();
+                    min = Some(min.map_or(k, |m| m.min(k)));
+                }
+                let out = std::mem::take(&mut self.parts[from].outbox[to]);
+                let old = std::mem::replace(&mut self.parts[to].inbox[from], out);
+                debug_assert!(old.is_empty(), "an inbox is emptied in every window");
+                self.parts[from].outbox[to] = old;
+            }
+        }
+        min
+    }
+
+    /// Applies the partitions' journals to the recorder and the diagnostics,
+    /// merged in event-key order: the order one thread would have made them in.
+    fn apply_journals(&mut self) {
+        let mut notes: Vec<_> = self
+            .parts
+            .iter_mut()
+            .map(|p| p.journal.drain().collect::<Vec<_>>().into_iter().peekable())
+            .collect();
+        loop {
+            let mut best: Option<(Key, usize)> = None;
+            for (i, it) in notes.iter_mut().enumerate() {
+                if let Some(&(k, _)) = it.peek()
+                    && best.is_none_or(|(b, _)| k < b)
+                {
+                    best = Some((k, i));
+                }
+            }
+            let Some((_, i)) = best else { break };
+            let (key, note) = notes[i].next().expect("peeked");
+            self.apply(key, note);
+        }
+    }
+
+    /// Applies one journal note made at `key`.
+    fn apply(&mut self, key: Key, note: crate::output::journal::Note) {
+        let time = SimTime(key.0);
+        match Journal::apply(note, time, &mut self.rec, &mut self.diag, &mut self.roots) {
+            Applied::Done => {}
+            Applied::FlowPath(fid) => self.note_flow_path(fid),
+            Applied::Paused(si, port, class) if self.diag.candidate.is_none() => {
+                // Searched at the next grid point, whatever the threads. (A
+                // candidate changes only at the dispatcher's events, which end
+                // windows: every thread count sees the same one here.) Pending
+                // searches already have that point's event.
+                if self.searches.is_empty() {
+                    let at = SimTime(next_grid(key.0, self.grid));
+                    let what = Sampler::Deadlock;
+                    self.gq
+                        .schedule_cold_lead(at, u32::MAX, Event::Sample { what }.pack());
+                }
+                self.searches.push((si, port, class));
+            }
+            Applied::Paused(..) => {}
+        }
+    }
+
+    /// The sequential phase: one event at a time, the earliest of any
+    /// partition or the dispatcher's, to the end of the run. With one thread
+    /// this is the whole run: each partition runs until another's (or the
+    /// dispatcher's) next event is due.
+    fn run_ordered(
+        &mut self,
+        stop_bound: Key,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Ending {
+        let total = self.sh.flows.len();
+        let mut next_check = CHECK_EVERY;
+        let mut handled = 0u64;
+        loop {
+            let pr = self.progress();
+            if pr.done == total && pr.started == total {
+                return Ending::Done;
+            }
+            let global = self.gq.head_key();
+            let Some((head, i)) = self.next_part() else {
+                match global {
+                    None => return Ending::Done,
+                    Some(g) if g >= stop_bound => return Ending::Past(SimTime(g.0)),
+                    Some(_) => {
+                        let (now, ev) = self.gq.pop().expect("peeked");
+                        if self.global_event(now, ev.unpack()) {
+                            return Ending::Deadlock;
+                        }
+                        continue;
+                    }
+                }
+            };
+            let mut bound = stop_bound;
+            if let Some(g) = global {
+                bound = bound.min(g);
+            }
+            if head >= bound {
+                if global == Some(bound) && bound < stop_bound {
+                    let (now, ev) = self.gq.pop().expect("peeked");
+                    if self.global_event(now, ev.unpack()) {
+                        return Ending::Deadlock;
+                    }
+                    continue;
+                }
+                let first = global.map_or(head, |g| g.min(head));
+                return Ending::Past(SimTime(first.0));
+            }
+            // Other partitions' next events bound this one's run.
+            for (j, p) in self.parts.iter_mut().enumerate() {
+                if j != i
+                    && let Some(k) = p.q.head_key()
+                {
+                    bound = bound.min(k);
+                }
+            }
+            let multi = self.parts.len() > 1;
+            while let Some(ev) = self.parts[i].step(&self.sh, bound) {
+                handled += 1;
+                if multi {
+                    bound = bound.min(self.hand_over(i));
+                }
+                if !self.parts[i].journal.is_empty() {
+                    let notes: Vec<_> = self.parts[i].journal.drain().collect();
+                    for (k, n) in notes {
+                        self.apply(k, n);
+                    }
+                    if let Some(g) = self.gq.head_key() {
+                        bound = bound.min(g);
+                    }
+                }
+                let pr = if multi {
+                    self.progress()
+                } else {
+                    self.parts[0].progress
+                };
+                if pr.done == total && pr.started == total {
+                    return Ending::Done;
+                }
+                let now = self.parts[i].q.now();
+                if matches!(ev, Event::QpTimer { .. })
+                    && pr.done < pr.started
+                    && now.since(pr.last) > STALL_LIMIT
+                {
+                    return Ending::Stalled(now);
+                }
+                if handled >= next_check {
+                    next_check = handled + CHECK_EVERY;
+                    progress(now, pr.done, total);
+                    if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
+                        return Ending::Stalled(now);
+                    }
+                    let bytes = self.rec.output_bytes();
+                    if bytes > self.limits.max_output_bytes {
+                        return Ending::OutputOver(now, bytes);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Delivers partition `i`'s outboxes at once (the sequential phase);
+    /// returns the earliest key they may have scheduled.
+    fn hand_over(&mut self, i: usize) -> Key {
+        let mut bound = (u64::MAX, u64::MAX);
+        for to in 0..self.parts.len() {
+            if to == i || self.parts[i].outbox[to].is_empty() {
+                continue;
+            }
+            let mut out = std::mem::take(&mut self.parts[i].outbox[to]);
+            self.parts[i].crossed += out.len() as u64;
+            let p = &mut self.parts[to];
+            for t in out.drain(..) {
+                p.links.accept(&t, &mut p.pool, &mut p.q);
+            }
+            if let Some(k) = p.q.head_key() {
+                bound = bound.min(k);
+            }
+            self.parts[i].outbox[to] = out;
+        }
+        bound
+    }
+
+    /// One of the dispatcher's events; returns true when a deadlock ends the run.
+    fn global_event(&mut self, now: SimTime, ev: Event) -> bool {
+        match ev {
+            Event::Sample {
+                what: Sampler::Rates,
+            } => self.rate_sample(now),
+            Event::Sample {
+                what: Sampler::Deadlock,
+            } => return self.deadlock_search(now),
+            Event::Sample { what } => self.sample(now, what),
+            e => unreachable!("not a dispatcher event: {e:?}"),
+        }
+        false
+    }
+
     fn finish(mut self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
         self.close_pfc_diagnostics(end);
+        let mut shards: Vec<Journal> = self
+            .parts
+            .iter_mut()
+            .map(|p| std::mem::take(&mut p.journal))
+            .collect();
+        let sh = &self.sh;
+        self.rec.absorb(&mut shards, |gid| {
+            sh.node_part[sh.egress_owner[gid.idx()].0.idx()] as usize
+        });
         // Close the queue histograms at the end of the run.
         for i in 0..self.rec.watched().len() {
             let w = self.rec.watched()[i];
@@ -447,36 +834,45 @@ impl Sim {
             self.rec.queue_change(w.gid, end, bytes);
         }
         let paused: Delta = self
-            .switches
+            .parts
             .iter()
-            .flat_map(|s| s.ports.iter().map(|p| p.eg.paused_time(end)))
-            .chain(self.nics.iter().map(|n| n.eg.paused_time(end)))
+            .flat_map(|p| {
+                p.switches
+                    .iter()
+                    .flat_map(|s| s.ports.iter().map(|p| p.eg.paused_time(end)))
+                    .chain(p.nics.iter().map(|n| n.eg.paused_time(end)))
+            })
             .fold(Delta::ZERO, |a, b| a + b);
-        let max_queue = self
-            .switches
-            .iter()
+        let switches = || self.parts.iter().flat_map(|p| p.switches.iter());
+        let max_queue = switches()
             .flat_map(|s| s.ports.iter().map(|p| p.peak_bytes))
             .max()
             .unwrap_or(0);
-        let max_buffer = self
-            .switches
-            .iter()
-            .map(|s| s.mmu.peak_used())
-            .max()
-            .unwrap_or(0);
+        let max_buffer = switches().map(|s| s.mmu.peak_used()).max().unwrap_or(0);
+        let mut stats = Stats::default();
+        for p in &self.parts {
+            stats.add(&p.stats);
+        }
+        let events = self.parts.iter().map(|p| p.q.processed()).sum::<u64>()
+            + self.gq.processed()
+            + self.past_event;
+        self.engine.part_events = self.parts.iter().map(|p| p.q.processed()).collect();
+        self.engine.crossed_packets = self.parts.iter().map(|p| p.crossed).sum();
+        self.engine.ordered_events = events - self.engine.window_events;
         let summary = crate::output::SummaryInput {
-            flows_total: self.flows.len(),
+            flows_total: self.sh.flows.len(),
             end,
-            events: self.q.processed(),
-            stats: self.stats.clone(),
+            events,
+            stats,
             pfc_paused: paused,
             max_queue_bytes: max_queue,
             max_buffer_bytes: max_buffer,
             wall_seconds,
-            base_rtt: self.nic_cfg.base_rtt,
-            peak_packets: self.pool.peak(),
-            peak_events: self.q.peak_len(),
+            base_rtt: self.sh.nic_cfg.base_rtt,
+            peak_packets: self.parts.iter().map(|p| p.pool.peak()).sum(),
+            peak_events: self.parts.iter().map(|p| p.q.peak_len()).sum(),
             pfc: self.pfc_headline(),
+            engine: std::mem::take(&mut self.engine),
         };
         for (name, bytes) in self.pfc_files(end) {
             self.rec.add_file(name, bytes);
@@ -484,119 +880,40 @@ impl Sim {
         self.rec.finish(summary)
     }
 
-    /// Routes one event to the node it is for.
-    #[inline]
-    fn dispatch(&mut self, now: SimTime, ev: Event) {
-        match ev {
-            Event::Arrive { link } => {
-                let (id, next) = self.links.land(link);
-                if let Some((at, lead)) = next {
-                    self.q
-                        .schedule_lead(at, lead, Event::Arrive { link }.pack());
-                }
-                let (node, port) = self.link_dst[link.idx()];
-                match self.slots[node.idx()] {
-                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        nics[hi.idx()].on_packet(&mut ctx, nenv, id)
-                    }),
-                    Slot::Switch(si) => {
-                        let paused = split!(self, now, |ctx, nics, sw, nenv, senv| {
-                            sw[si.idx()].on_packet(&mut ctx, senv, port, id)
-                        });
-                        if let Some((port, class)) = paused
-                            && self.cfg.diag.deadlock
-                            && self.diag.candidate.is_none()
-                        {
-                            self.look_for_deadlock(si, port, class);
-                        }
-                    }
-                }
-            }
-            Event::TxDone { egress } => {
-                let (node, port) = self.egress_owner[egress.idx()];
-                match self.slots[node.idx()] {
-                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        nics[hi.idx()].on_tx_done(&mut ctx, nenv)
-                    }),
-                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        sw[si.idx()].on_tx_done(&mut ctx, senv, port)
-                    }),
-                }
-            }
-            Event::PauseExpiry { egress } => {
-                let (node, port) = self.egress_owner[egress.idx()];
-                match self.slots[node.idx()] {
-                    Slot::Host(hi) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        nics[hi.idx()].on_pause_expiry(&mut ctx, nenv)
-                    }),
-                    Slot::Switch(si) => split!(self, now, |ctx, nics, sw, nenv, senv| {
-                        sw[si.idx()].on_pause_expiry(&mut ctx, senv, port)
-                    }),
-                }
-            }
-            Event::QpTimer { flow } => {
-                let hi = self.host_of(self.cfg.flows[flow.idx()].src);
-                split!(self, now, |ctx, nics, sw, nenv, senv| {
-                    nics[hi.idx()].on_qp_timer(&mut ctx, nenv, flow)
-                })
-            }
-            Event::CnpTimer { flow } => {
-                let hi = self.host_of(self.cfg.flows[flow.idx()].dst);
-                split!(self, now, |ctx, nics, sw, nenv, senv| {
-                    nics[hi.idx()].on_cnp_timer(&mut ctx, nenv, flow)
-                })
-            }
-            Event::FlowStart { host } => {
-                let before = self.nics[host.idx()].started().len();
-                split!(self, now, |ctx, nics, sw, nenv, senv| {
-                    nics[host.idx()].on_flow_start(&mut ctx, nenv)
-                });
-                if self.cfg.diag.victims && self.cfg.flowctl.enabled {
-                    for k in before..self.nics[host.idx()].started().len() {
-                        let fid = self.nics[host.idx()].started()[k];
-                        self.note_flow_path(fid);
-                    }
-                }
-            }
-            Event::Sample {
-                what: Sampler::Rates,
-            } => self.rate_sample(),
-            Event::Sample { what } => self.sample(what),
-            Event::SwitchTimer { switch } => self.switch_timer(now, switch),
-        }
-    }
-
     /// PFC victims: which switch ingresses and egresses flow `fid`, which has
     /// just started, crosses (the dispatcher's view of the routing; the
     /// diagnostics watch the flow from now until it completes).
     fn note_flow_path(&mut self, fid: FlowId) {
-        let (spec, f) = (&self.cfg.flows[fid.idx()], &self.flows[fid.idx()]);
+        let cfg = &self.sh.cfg;
+        let (spec, f) = (&cfg.flows[fid.idx()], &self.sh.flows[fid.idx()]);
         let key = path_model::flow_key(spec, f.sport);
-        for h in ecmp::trace(&self.cfg.topo, self.cfg.model.ecmp_hash, self.seed, key) {
-            let gid = self.switches[h.index.idx()].ports[h.ingress as usize]
-                .eg
-                .gid;
+        for h in ecmp::trace(&cfg.topo, cfg.model.ecmp_hash, self.seed, key) {
+            let gid = self.sh.gid(cfg.topo.switches[h.index.idx()], h.ingress);
             self.diag.flow_path(fid, gid, h.egress);
         }
     }
 
-    /// What the NICs share (outside [`split!`], which borrows it apart).
-    fn nic_env(&self) -> NicEnv<'_> {
-        NicEnv {
-            cfg: &self.nic_cfg,
-            specs: &self.cfg.flows,
-            flows: &self.flows,
-        }
+    /// The NIC of host `node`, wherever it is.
+    fn nic(&self, node: NodeId) -> &Nic {
+        let l = self.sh.host_local(node);
+        &self.parts[self.sh.node_part[node.idx()] as usize].nics[l]
     }
 
-    #[inline]
-    fn host_of(&self, node: NodeId) -> HostIdx {
-        self.cfg.topo.host_idx(node)
+    /// The switch `node`, wherever it is.
+    fn switch(&self, node: NodeId) -> &Switch {
+        let l = self.sh.switch_local(node);
+        &self.parts[self.sh.node_part[node.idx()] as usize].switches[l]
+    }
+
+    /// Switch `si` and the pool its packets are in.
+    fn switch_and_pool(&self, si: SwitchIdx) -> (&Switch, &crate::packet::PacketPool) {
+        let node = self.sh.cfg.topo.switches[si.idx()];
+        let part = &self.parts[self.sh.node_part[node.idx()] as usize];
+        (&part.switches[self.sh.switch_local(node)], &part.pool)
     }
 
     fn switch_port(&self, node: NodeId, port: u16) -> &crate::switch::SwitchPort {
-        let si = self.cfg.topo.switch_idx(node);
-        &self.switches[si.idx()].ports[port as usize]
+        &self.switch(node).ports[port as usize]
     }
 
     fn run_info(cfg: &RunConfig) -> RunInfo<'_> {
@@ -620,29 +937,32 @@ impl Sim {
                 port,
             })
             .collect();
+        let n_egress = self.sh.egress_owner.len();
         self.rec
-            .configure(Self::run_info(&self.cfg), self.egress_owner.len(), watched)
+            .configure(Self::run_info(&self.sh.cfg), n_egress, watched)
     }
 
-    fn sample(&mut self, what: Sampler) {
-        let now = self.q.now();
+    fn sample(&mut self, now: SimTime, what: Sampler) {
         let iv = match what {
             Sampler::Queues => {
                 for &(node, port) in &self.watched_ports {
                     let bytes = self.switch_port(node, port).bytes;
                     self.rec.queue_sample(now, node, port, bytes);
                 }
-                self.cfg.output.queue_interval
+                self.sh.cfg.output.queue_interval
             }
             Sampler::Links => {
                 self.sample_links(now);
-                self.cfg.output.link_utilization
+                self.sh.cfg.output.link_utilization
             }
             Sampler::Ns3Qlen => {
                 // third.cc monitor_buffer: every switch egress port, every 100 ns.
-                let end = self.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
-                let ports = self.switches.iter().flat_map(|sw| {
-                    let node = sw.node;
+                let end = self.sh.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
+                let sh = &self.sh;
+                let parts = &self.parts;
+                let ports = sh.cfg.topo.switches.iter().flat_map(|&node| {
+                    let sw =
+                        &parts[sh.node_part[node.idx()] as usize].switches[sh.switch_local(node)];
                     sw.ports
                         .iter()
                         .enumerate()
@@ -653,11 +973,12 @@ impl Sim {
             }
             Sampler::Flows | Sampler::Rates => {
                 self.sample_flows(now);
-                self.cfg.output.flow_rates.as_ref().map(|r| r.1)
+                self.sh.cfg.output.flow_rates.as_ref().map(|r| r.1)
             }
+            Sampler::Deadlock => unreachable!("handled by global_event"),
         };
         if let Some(iv) = iv {
-            self.q
+            self.gq
                 .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
     }
@@ -686,11 +1007,22 @@ impl Sim {
         self.rec.link_util_sample(now, &counters);
     }
 
+    /// Active flows in host order (each NIC's in its order), as one thread
+    /// keeps them.
+    fn active_flows(&self) -> Vec<FlowId> {
+        self.sh
+            .cfg
+            .topo
+            .hosts
+            .iter()
+            .flat_map(|&h| self.nic(h).active.iter().copied())
+            .collect()
+    }
+
     fn sample_flows(&mut self, now: SimTime) {
         let mut fids: Vec<FlowId> = self
-            .nics
-            .iter()
-            .flat_map(|n| n.active.iter().copied())
+            .active_flows()
+            .into_iter()
             .filter(|&f| self.rec.flow_rate_on(f))
             .collect();
         fids.sort_unstable();
@@ -704,14 +1036,11 @@ impl Sim {
     /// receiver has in order and its receiver's classification (at its
     /// destination NIC): the samplers observe both ends.
     fn flow_ends(&self, fid: FlowId) -> (&crate::nic::qp::SendQp, (u64, crate::cc::Congestion)) {
-        let (f, spec) = (&self.flows[fid.idx()], &self.cfg.flows[fid.idx()]);
-        let send = self.nics[self.host_of(spec.src).idx()].send[f.send_slot.idx()]
+        let (f, spec) = (&self.sh.flows[fid.idx()], &self.sh.cfg.flows[fid.idx()]);
+        let send = self.nic(spec.src).send[f.send_slot.idx()]
             .as_deref()
             .expect("sampled flows have a sender");
-        (
-            send,
-            self.nics[self.host_of(spec.dst).idx()].received(self.nic_env(), fid),
-        )
+        (send, self.nic(spec.dst).received(self.sh.nic_env(), fid))
     }
 
     fn flow_counters(&self, fid: FlowId) -> crate::output::FlowCounters {
@@ -725,30 +1054,56 @@ impl Sim {
         }
     }
 
-    fn rate_sample(&mut self) {
+    fn rate_sample(&mut self, now: SimTime) {
         use crate::cc::CongestionControl;
-        let now = self.q.now();
-        for nic in &self.nics {
-            for &fid in &nic.active {
-                let (qp, (delivered, rx_class)) = self.flow_ends(fid);
-                self.rec.rate_sample(crate::output::RateSample {
-                    time: now,
-                    flow: fid.0,
-                    rate: qp.cc.rate(),
-                    window: qp.cc.window(),
-                    delivered,
-                    congestion: match rx_class {
-                        crate::cc::Congestion::Unknown => qp.cc.congestion(),
-                        c => c,
-                    },
-                });
-            }
+        for fid in self.active_flows() {
+            let (qp, (delivered, rx_class)) = self.flow_ends(fid);
+            self.rec.rate_sample(crate::output::RateSample {
+                time: now,
+                flow: fid.0,
+                rate: qp.cc.rate(),
+                window: qp.cc.window(),
+                delivered,
+                congestion: match rx_class {
+                    crate::cc::Congestion::Unknown => qp.cc.congestion(),
+                    c => c,
+                },
+            });
         }
         if let Some(iv) = self.trace_rates {
             let what = Sampler::Rates;
-            self.q
+            self.gq
                 .schedule_cold(now + iv, Event::Sample { what }.pack());
         }
+    }
+}
+
+/// The window grid of a run on `n_parts` partitions: the smallest link delay
+/// (the lookahead: a packet needs at least that long to reach another node).
+/// A parallel run needs it above zero; a sequential run uses 1 ps then (the
+/// grid only times the deadlock searches there).
+fn lookahead(cfg: &RunConfig, n_parts: usize) -> Result<u64, Error> {
+    let topo = &cfg.topo;
+    let zero = topo.spec.links.iter().find(|l| l.delay.ps() == 0);
+    match zero {
+        Some(l) if n_parts > 1 => Err(crate::error::InputError::new(
+            cfg.source.clone(),
+            "topology",
+            format!(
+                "the link between {} and {} has zero delay; a run on {n_parts} threads needs every link delay > 0 (it is the lookahead between partitions): give the link a delay or run with threads = 1",
+                topo.name(l.a),
+                topo.name(l.b)
+            ),
+        )
+        .into()),
+        Some(_) => Ok(1),
+        None => Ok(topo
+            .spec
+            .links
+            .iter()
+            .map(|l| l.delay.ps())
+            .min()
+            .unwrap_or(1)),
     }
 }
 
@@ -786,6 +1141,7 @@ pub(crate) fn build_switch(
         mmu: Mmu::new(mmu_config::mmu_config(cfg, si, infos)),
         fc: SwitchFc::new(&cfg.flowctl, &facts),
         timer_at: SimTime::MAX,
+        pauses_sent: 0,
         ecmp_seed: ecmp::ecmp_seed(seed, node),
         rng: ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ 0xec0 ^ (node.0 as u64) << 20)),
     }

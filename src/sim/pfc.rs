@@ -4,78 +4,69 @@
 //! files (rendered by `output::pfc_report`). Sending and receiving PFC frames is the nodes' business
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
-use super::{Sim, Slot, split};
+use super::{Sim, Slot};
 use crate::error::Error;
 use crate::ids::{EgressId, SwitchIdx};
-use crate::nic::NicEnv;
-use crate::node::Ctx;
+use crate::node::{Event, Sampler};
 use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
 use crate::output::pfc_report::{self, PortPauses};
 use crate::output::{PfcHeadline, RunOutputs};
 use crate::port::{CLASSES, Egress};
-use crate::switch::SwitchEnv;
-use crate::switch::flowctl::FlowControl;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 
 impl Sim {
     fn egress(&self, gid: EgressId) -> &Egress {
-        let (node, port) = self.egress_owner[gid.idx()];
-        match self.slots[node.idx()] {
-            Slot::Host(hi) => &self.nics[hi.idx()].eg,
-            Slot::Switch(si) => &self.switches[si.idx()].ports[port as usize].eg,
+        let (node, port) = self.sh.egress_owner[gid.idx()];
+        match self.sh.place[node.idx()] {
+            Slot::Host(_) => &self.nic(node).eg,
+            Slot::Switch(_) => &self.switch(node).ports[port as usize].eg,
         }
     }
 
-    /// Makes sure switch `si`'s timer event comes by `at`.
-    fn arm_switch_timer(&mut self, si: SwitchIdx, at: SimTime) {
-        let now = self.q.now();
-        split!(self, now, |ctx, nics, sw, nenv, senv| sw[si.idx()]
-            .arm_timer(&mut ctx, at));
-    }
-
-    /// A switch's timer: its flow-control ticks, then the dispatcher's
-    /// deadlock confirmation, then the next deadline of either.
-    pub(super) fn switch_timer(&mut self, now: SimTime, si: SwitchIdx) {
-        let mut frames = std::mem::take(&mut self.fc_frames);
-        split!(self, now, |ctx, nics, sw, nenv, senv| {
-            sw[si.idx()].on_timer(&mut ctx, senv, &mut frames)
-        });
-        self.fc_frames = frames;
-        self.confirm_deadlock(si, now);
-        let mut want = self.switches[si.idx()]
-            .fc
-            .next_tick()
-            .unwrap_or(SimTime::MAX);
-        if let Some(c) = &self.diag.candidate
-            && c.switch == si
+    /// The dispatcher's deadlock event, on the window grid: searches from the
+    /// queues paused since the last one (while there is no candidate), then
+    /// confirms a candidate that is due. Returns true on a deadlock.
+    ///
+    /// The search reads the queues of every switch, so it runs between the
+    /// partitions' windows, at the first grid point after the pause: the same
+    /// point with any number of threads.
+    pub(super) fn deadlock_search(&mut self, now: SimTime) -> bool {
+        for (si, port, class) in std::mem::take(&mut self.searches) {
+            if self.diag.candidate.is_none() {
+                self.look_for_deadlock(now, si, port, class);
+            }
+        }
+        if self
+            .diag
+            .candidate
+            .as_ref()
+            .is_some_and(|c| c.confirm_at <= now)
         {
-            want = want.min(c.confirm_at);
+            self.confirm_deadlock(now);
         }
-        if want != SimTime::MAX {
-            self.arm_switch_timer(si, want.max(now));
-        }
+        self.diag.deadlock.is_some()
     }
 
     /// Searches for a cycle of paused, non-empty queues through egress (`si`,
-    /// `port`, `class`), which was just paused; a cycle becomes a candidate.
-    /// (The dispatcher's watch over the whole fabric: nodes never read each other.)
-    pub(super) fn look_for_deadlock(&mut self, si: SwitchIdx, port: u16, class: u8) {
-        if self.switches[si.idx()].ports[port as usize].queues[class as usize].is_empty() {
+    /// `port`, `class`); a cycle becomes a candidate, confirmed (or not) at
+    /// the deadlock event `diagnostics.deadlock_confirm` later.
+    fn look_for_deadlock(&mut self, now: SimTime, si: SwitchIdx, port: u16, class: u8) {
+        let (sw, _) = self.switch_and_pool(si);
+        if sw.ports[port as usize].queues[class as usize].is_empty() {
             return;
         }
         let Some(cycle) = self.find_cycle(si, port, class) else {
             return;
         };
-        let now = self.q.now();
         let cycle = cycle
             .iter()
             .map(|&(s, p)| {
-                let eg = &self.switches[s.idx()].ports[p as usize].eg;
+                let eg = &self.switch_and_pool(s).0.ports[p as usize].eg;
                 (eg.gid, eg.tx_data_bytes)
             })
             .collect();
-        let confirm_at = now + self.cfg.diag.deadlock_confirm;
+        let confirm_at = now + self.sh.cfg.diag.deadlock_confirm;
         self.diag.candidate = Some(Candidate {
             cycle,
             class,
@@ -83,7 +74,9 @@ impl Sim {
             confirm_at,
             found_at: now,
         });
-        self.arm_switch_timer(si, confirm_at);
+        let what = Sampler::Deadlock;
+        self.gq
+            .schedule_cold_lead(confirm_at, u32::MAX, Event::Sample { what }.pack());
     }
 
     /// Depth-first search over paused, non-empty egress queues of `class`: from
@@ -92,29 +85,45 @@ impl Sim {
     /// (switch index, port) in wait order, if there is one.
     fn find_cycle(&mut self, si: SwitchIdx, port: u16, class: u8) -> Option<Vec<(SwitchIdx, u16)>> {
         self.visit_epoch = self.visit_epoch.wrapping_add(1).max(1);
+        let mut visit = std::mem::take(&mut self.visit);
+        let cycle = self.search_cycle(&mut visit, si, port, class);
+        self.visit = visit;
+        cycle
+    }
+
+    /// [`Self::find_cycle`] with the visit marks apart.
+    fn search_cycle(
+        &self,
+        visit: &mut [u32],
+        si: SwitchIdx,
+        port: u16,
+        class: u8,
+    ) -> Option<Vec<(SwitchIdx, u16)>> {
         let epoch = self.visit_epoch;
         let c = class as usize;
         let mut path = vec![(si, port)];
         let mut next_q = vec![0usize];
-        self.visit[self.switches[si.idx()].ports[port as usize].eg.gid.idx()] = epoch;
+        let first = self.switch_and_pool(si).0.ports[port as usize].eg.gid;
+        visit[first.idx()] = epoch;
         while let Some(&(s, p)) = path.last() {
-            let eg = &self.switches[s.idx()].ports[p as usize].eg;
+            let eg = &self.switch_and_pool(s).0.ports[p as usize].eg;
             let (peer, inp) = (eg.peer, eg.peer_port);
-            let Slot::Switch(t) = self.slots[peer.idx()] else {
+            let Slot::Switch(_) = self.sh.place[peer.idx()] else {
                 path.pop();
                 next_q.pop();
                 continue;
             };
+            let t = self.sh.cfg.topo.switch_idx(peer);
+            let (tsw, pool) = self.switch_and_pool(t);
             let depth = path.len() - 1;
             let mut step = None;
-            while next_q[depth] < self.switches[t.idx()].ports.len() {
+            while next_q[depth] < tsw.ports.len() {
                 let q = next_q[depth];
                 next_q[depth] += 1;
-                let sp = &self.switches[t.idx()].ports[q];
+                let sp = &tsw.ports[q];
                 if !sp.eg.is_paused(class) || sp.queues[c].is_empty() {
                     continue;
                 }
-                let pool = &self.pool;
                 if !sp.queues[c]
                     .iter(pool)
                     .any(|id| pool.get(id).ingress == inp)
@@ -124,8 +133,8 @@ impl Sim {
                 if let Some(at) = path.iter().position(|&x| x == (t, q as u16)) {
                     return Some(path[at..].to_vec());
                 }
-                if self.visit[sp.eg.gid.idx()] != epoch {
-                    self.visit[sp.eg.gid.idx()] = epoch;
+                if visit[sp.eg.gid.idx()] != epoch {
+                    visit[sp.eg.gid.idx()] = epoch;
                     step = Some((t, q as u16));
                     break;
                 }
@@ -146,19 +155,15 @@ impl Sim {
 
     /// At the candidate's confirmation time: still paused, non-empty and silent
     /// everywhere means deadlock; otherwise look again from the same queue.
-    fn confirm_deadlock(&mut self, si: SwitchIdx, now: SimTime) {
-        match &self.diag.candidate {
-            Some(c) if c.switch == si && c.confirm_at <= now => {}
-            _ => return,
-        }
-        let cand = self.diag.candidate.take().expect("checked above");
+    fn confirm_deadlock(&mut self, now: SimTime) {
+        let cand = self.diag.candidate.take().expect("a candidate is due");
         let class = cand.class;
         let stuck = cand.cycle.iter().all(|&(gid, tx)| {
-            let (node, port) = self.egress_owner[gid.idx()];
+            let (node, port) = self.sh.egress_owner[gid.idx()];
             let eg = self.egress(gid);
-            let queued = match self.slots[node.idx()] {
-                Slot::Switch(s) => {
-                    !self.switches[s.idx()].ports[port as usize].queues[class as usize].is_empty()
+            let queued = match self.sh.place[node.idx()] {
+                Slot::Switch(_) => {
+                    !self.switch(node).ports[port as usize].queues[class as usize].is_empty()
                 }
                 Slot::Host(_) => false,
             };
@@ -169,7 +174,7 @@ impl Sim {
                 .cycle
                 .iter()
                 .map(|&(gid, _)| {
-                    let (node, port) = self.egress_owner[gid.idx()];
+                    let (node, port) = self.sh.egress_owner[gid.idx()];
                     QueueRef {
                         node: node.0,
                         port,
@@ -183,9 +188,10 @@ impl Sim {
                 cycle,
             });
         } else {
-            let (node, port) = self.egress_owner[cand.cycle[0].0.idx()];
-            if let Slot::Switch(s) = self.slots[node.idx()] {
-                self.look_for_deadlock(s, port, class);
+            let (node, port) = self.sh.egress_owner[cand.cycle[0].0.idx()];
+            if let Slot::Switch(_) = self.sh.place[node.idx()] {
+                let s = self.sh.cfg.topo.switch_idx(node);
+                self.look_for_deadlock(now, s, port, class);
             }
         }
     }
@@ -199,15 +205,15 @@ impl Sim {
             .map(|q| {
                 format!(
                     "switch {} port {} class {}",
-                    self.cfg.topo.name(NodeId(q.node)),
+                    self.sh.cfg.topo.name(NodeId(q.node)),
                     q.port,
                     q.priority
                 )
             })
             .collect();
-        let source = self.cfg.source.clone();
-        let unfinished = self.flows.len() - self.progress.done;
-        let total = self.flows.len();
+        let source = self.sh.cfg.source.clone();
+        let total = self.sh.flows.len();
+        let unfinished = total - self.progress().done;
         let out = self.finish(end, wall)?;
         let wrote = match &out.out_dir {
             Some(dir) => format!(
@@ -225,7 +231,7 @@ impl Sim {
 
     /// Closes open pause intervals for the storm windows.
     pub(super) fn close_pfc_diagnostics(&mut self, end: SimTime) {
-        for g in 0..self.egress_owner.len() {
+        for g in 0..self.sh.egress_owner.len() {
             let gid = EgressId::from_idx(g);
             for c in 0..CLASSES as u8 {
                 let eg = self.egress(gid);
@@ -250,10 +256,10 @@ impl Sim {
     /// `pfc_ports.csv` and `pfc_diagnostics.json`, rendered by the recorder from
     /// each port's paused time and the flows' ends.
     pub(super) fn pfc_files(&self, end: SimTime) -> Vec<(&'static str, Vec<u8>)> {
-        let ports: Vec<PortPauses> = (0..self.egress_owner.len())
+        let ports: Vec<PortPauses> = (0..self.sh.egress_owner.len())
             .map(|g| {
                 let gid = EgressId::from_idx(g);
-                let (node, port) = self.egress_owner[g];
+                let (node, port) = self.sh.egress_owner[g];
                 let eg = self.egress(gid);
                 let mut paused = [Delta::ZERO; CLASSES];
                 for (c, p) in paused.iter_mut().enumerate() {
@@ -272,8 +278,12 @@ impl Sim {
                 }
             })
             .collect();
-        let flows = &self.cfg.flows;
-        pfc_report::render(&self.diag, &self.stats, &ports, |fid| {
+        let flows = &self.sh.cfg.flows;
+        let mut stats = crate::stats::Stats::default();
+        for p in &self.parts {
+            stats.add(&p.stats);
+        }
+        pfc_report::render(&self.diag, &stats, &ports, |fid| {
             let f = &flows[fid.idx()];
             (f.src, f.dst)
         })

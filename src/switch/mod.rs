@@ -111,6 +111,8 @@ pub struct Switch {
     pub fc: flowctl::SwitchFc,
     /// Time of the pending flow-control timer event, `SimTime::MAX` if none.
     pub timer_at: crate::units::SimTime,
+    /// PAUSE frames sent so far (their tokens in the diagnostics).
+    pub pauses_sent: u32,
     pub ecmp_seed: u64,
     pub rng: ChaCha8Rng,
 }

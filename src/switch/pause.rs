@@ -6,6 +6,7 @@
 use super::flowctl::{FlowControl, Frame, FrameKind, Reaction, TickCtx};
 use super::{Switch, SwitchEnv};
 use crate::node::{Ctx, Event};
+use crate::output::journal::{PauseSent, PauseToken};
 use crate::packet::PacketKind;
 use crate::units::SimTime;
 
@@ -27,15 +28,15 @@ impl Switch {
         let cause = f.cause.unwrap_or(cause);
         let gid = self.ports[f.port as usize].eg.gid;
         let c = f.class;
-        let (root, hop) = if f.kind == FrameKind::Resume {
-            ctx.diag.resume_sent(gid, c);
+        let token = if f.kind == FrameKind::Resume {
+            ctx.rec.resume_sent(gid, c);
             ctx.stats.pfc_resume_frames += 1;
-            (0, 0)
+            PauseToken(0)
         } else if f.kind == FrameKind::Refresh {
             // The same pause, kept in force: no new root, no new victims.
-            ctx.diag.refresh_sent(gid, c);
+            ctx.rec.refresh_sent(gid, c);
             ctx.stats.pfc_pause_frames += 1;
-            (u32::MAX, 0)
+            PauseToken::NONE
         } else {
             ctx.stats.pfc_pause_frames += 1;
             if f.kind == FrameKind::Predictive {
@@ -43,14 +44,21 @@ impl Switch {
             }
             let ceg = &self.ports[cause as usize].eg;
             let upstream_of = ceg.is_paused(c).then_some((ceg.gid, c));
-            let rh = ctx
-                .diag
-                .pause_sent(gid, c, f.kind == FrameKind::Predictive, upstream_of);
+            self.pauses_sent = self.pauses_sent.wrapping_add(1);
+            let token = PauseToken::new(self.node, self.pauses_sent);
             let mmu = &self.mmu;
             let congested = env.cfg.congested_queue;
-            ctx.diag
-                .note_victims(gid, c, |out| mmu.egress_bytes(out, c) >= congested);
-            rh
+            let sent = PauseSent {
+                gid,
+                class: c,
+                predictive: f.kind == FrameKind::Predictive,
+                cause: upstream_of,
+                token,
+            };
+            ctx.rec.pause_sent(sent, self.ports.len(), |out| {
+                mmu.egress_bytes(out, c) >= congested
+            });
+            token
         };
         let id = ctx.pool.alloc_blank(PacketKind::Pfc);
         let pkt = ctx.pool.get_mut(id);
@@ -58,8 +66,9 @@ impl Switch {
         pkt.pause_quanta = f.quanta;
         pkt.wire = env.cfg.model.sizes.pfc;
         pkt.src = self.node;
-        pkt.seq = root as u64;
-        pkt.aux = hop as u32;
+        // The diagnostics assign the pause's propagation root and hop when
+        // they apply it (output::journal).
+        pkt.seq = token.0;
         let wire = pkt.wire as u64;
         let port = &mut self.ports[f.port as usize];
         port.queues[0].push(ctx.pool, id);

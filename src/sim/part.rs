@@ -1,0 +1,252 @@
+//! A partition: a group of nodes with everything they touch while handling
+//! events — an event queue, the rings of the links into them, a packet pool,
+//! stats, a journal of what they record, flow progress — and the routing of
+//! each event to the node it is for. A sequential run has one partition; a
+//! parallel run has one per thread (docs/parallel.md), each run by
+//! [`Part::run_until`] on its own core between synchronisation points.
+//!
+//! Packets sent on a link whose receiving node is in another partition go to
+//! an outbox ([`crate::node::Remote`]); the dispatcher hands them over
+//! ([`Part::take_inbox`]) before the receiver could need them.
+
+use super::Shared;
+use crate::engine::{EventQueue, Key};
+use crate::ids::{FlowId, HostIdx, SwitchIdx};
+use crate::nic::Nic;
+use crate::node::{Ctx, Event, Links, Packed, Progress, Remote, Transit};
+use crate::output::journal::Journal;
+use crate::packet::PacketPool;
+use crate::stats::Stats;
+use crate::switch::flowctl::{FlowControl, Frame};
+use crate::switch::{Switch, SwitchEnv};
+use crate::units::SimTime;
+
+/// What a node id is, and its index in its partition's list of its kind.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Slot {
+    Host(u32),
+    Switch(u32),
+}
+
+pub(crate) struct Part {
+    pub id: u16,
+    pub q: EventQueue<Packed>,
+    pub links: Links,
+    pub pool: PacketPool,
+    pub stats: Stats,
+    pub journal: Journal,
+    pub progress: Progress,
+    /// This partition's NICs and switches (in node id order).
+    pub nics: Vec<Nic>,
+    pub switches: Vec<Switch>,
+    /// Packets for other partitions, by destination partition.
+    pub outbox: Vec<Vec<Transit>>,
+    /// Packets from other partitions, by source partition.
+    pub inbox: Vec<Vec<Transit>>,
+    fc_frames: Vec<Frame>,
+    /// Packets sent to other partitions (the bench's crossing share).
+    pub crossed: u64,
+}
+
+/// Builds the [`Ctx`] of one event in `$part` and the node environments, and
+/// evaluates `$body` with them.
+macro_rules! with_ctx {
+    ($part:expr, $sh:expr, $now:expr, |$ctx:ident, $nics:ident, $sw:ident, $nenv:ident, $senv:ident| $body:expr) => {{
+        #[allow(unused_variables)]
+        let Part {
+            id,
+            q,
+            links,
+            pool,
+            stats,
+            journal,
+            progress,
+            nics: $nics,
+            switches: $sw,
+            outbox,
+            ..
+        } = $part;
+        #[allow(unused_mut)]
+        let mut $ctx = Ctx::new(
+            $now,
+            q,
+            links,
+            pool,
+            stats,
+            journal,
+            progress,
+            Remote {
+                link_part: &$sh.link_part,
+                me: *id,
+                outbox,
+            },
+        );
+        #[allow(unused_variables)]
+        let $nenv = $sh.nic_env();
+        #[allow(unused_variables)]
+        let $senv = SwitchEnv {
+            cfg: &$sh.sw_cfg,
+            routes: &$sh.cfg.topo.routes,
+        };
+        $body
+    }};
+}
+
+impl Part {
+    pub fn new(id: u16, parts: usize, n_egress: usize, journal: Journal) -> Part {
+        Part {
+            id,
+            q: EventQueue::new(),
+            links: Links::new(n_egress),
+            pool: PacketPool::new(),
+            stats: Stats::default(),
+            journal,
+            progress: Progress::default(),
+            nics: Vec::new(),
+            switches: Vec::new(),
+            outbox: vec![Vec::new(); parts],
+            inbox: vec![Vec::new(); parts],
+            fc_frames: Vec::new(),
+            crossed: 0,
+        }
+    }
+
+    /// Takes the packets other partitions sent here into the links' rings.
+    pub fn take_inbox(&mut self) {
+        for from in 0..self.inbox.len() {
+            for t in self.inbox[from].drain(..) {
+                self.links.accept(&t, &mut self.pool, &mut self.q);
+            }
+        }
+    }
+
+    /// Handles every pending event whose key is below `bound`, in key order
+    /// (one window of a parallel run).
+    pub fn run_until(&mut self, sh: &Shared, bound: Key) -> u64 {
+        self.take_inbox();
+        let mut n = 0;
+        while let Some((now, ev)) = self.q.pop_before(bound) {
+            self.journal.set_key(self.q.key());
+            self.dispatch(sh, now, ev);
+            n += 1;
+        }
+        n
+    }
+
+    /// Handles the next event if its key is below `bound`; returns it.
+    #[inline]
+    pub fn step(&mut self, sh: &Shared, bound: Key) -> Option<Event> {
+        let (now, ev) = self.q.pop_before(bound)?;
+        let ev = ev.unpack();
+        self.journal.set_key(self.q.key());
+        self.dispatch_event(sh, now, ev);
+        Some(ev)
+    }
+
+    #[inline]
+    fn dispatch(&mut self, sh: &Shared, now: SimTime, ev: Packed) {
+        self.dispatch_event(sh, now, ev.unpack());
+    }
+
+    /// Routes one event to the node of this partition it is for.
+    #[inline]
+    fn dispatch_event(&mut self, sh: &Shared, now: SimTime, ev: Event) {
+        match ev {
+            Event::Arrive { link } => {
+                let (id, next) = self.links.land(link);
+                if let Some((at, lead)) = next {
+                    self.q
+                        .schedule_lead(at, lead, Event::Arrive { link }.pack());
+                }
+                let (node, port) = sh.link_dst[link.idx()];
+                match sh.place[node.idx()] {
+                    Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                        nics[l as usize].on_packet(&mut ctx, nenv, id)
+                    }),
+                    Slot::Switch(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                        let s = &mut sw[l as usize];
+                        if let Some((port, class)) = s.on_packet(&mut ctx, senv, port, id) {
+                            ctx.rec.paused(s.idx, port, class);
+                        }
+                    }),
+                }
+            }
+            Event::TxDone { egress } => {
+                let (node, port) = sh.egress_owner[egress.idx()];
+                match sh.place[node.idx()] {
+                    Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                        nics[l as usize].on_tx_done(&mut ctx, nenv)
+                    }),
+                    Slot::Switch(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                        sw[l as usize].on_tx_done(&mut ctx, senv, port)
+                    }),
+                }
+            }
+            Event::PauseExpiry { egress } => {
+                let (node, port) = sh.egress_owner[egress.idx()];
+                match sh.place[node.idx()] {
+                    Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                        nics[l as usize].on_pause_expiry(&mut ctx, nenv)
+                    }),
+                    Slot::Switch(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                        sw[l as usize].on_pause_expiry(&mut ctx, senv, port)
+                    }),
+                }
+            }
+            Event::QpTimer { flow } => {
+                let l = sh.host_local(sh.cfg.flows[flow.idx()].src);
+                with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                    nics[l].on_qp_timer(&mut ctx, nenv, flow)
+                })
+            }
+            Event::CnpTimer { flow } => {
+                let l = sh.host_local(sh.cfg.flows[flow.idx()].dst);
+                with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+                    nics[l].on_cnp_timer(&mut ctx, nenv, flow)
+                })
+            }
+            Event::FlowStart { host } => self.flow_start(sh, now, host),
+            Event::SwitchTimer { switch } => self.switch_timer(sh, now, switch),
+            Event::Sample { .. } => unreachable!("samplers are the dispatcher's events"),
+        }
+    }
+
+    /// A NIC's start timer; the flows that start join the PFC victim lists.
+    fn flow_start(&mut self, sh: &Shared, now: SimTime, host: HostIdx) {
+        let l = sh.host_local(sh.cfg.topo.hosts[host.idx()]);
+        let before = self.nics[l].started().len();
+        with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+            nics[l].on_flow_start(&mut ctx, nenv)
+        });
+        if sh.note_paths {
+            for k in before..self.nics[l].started().len() {
+                let fid: FlowId = self.nics[l].started()[k];
+                self.journal.flow_path(fid);
+            }
+        }
+    }
+
+    /// A switch's flow-control timer: its ticks, then its next deadline.
+    fn switch_timer(&mut self, sh: &Shared, now: SimTime, si: SwitchIdx) {
+        let l = sh.switch_local(sh.cfg.topo.switches[si.idx()]);
+        let mut frames = std::mem::take(&mut self.fc_frames);
+        with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
+            let s = &mut sw[l];
+            s.on_timer(&mut ctx, senv, &mut frames);
+            if let Some(want) = s.fc.next_tick() {
+                s.arm_timer(&mut ctx, want.max(now));
+            }
+        });
+        self.fc_frames = frames;
+    }
+
+    /// Counts the packets in the outboxes (before they are handed over).
+    pub fn count_crossed(&mut self) {
+        self.crossed += self.outbox.iter().map(|o| o.len() as u64).sum::<u64>();
+    }
+}
+
+/// The next grid point strictly after `t` (grid spacing `w` ps).
+pub(crate) fn next_grid(t: u64, w: u64) -> u64 {
+    (t / w + 1) * w
+}
