@@ -26,7 +26,9 @@ const QUIT: u32 = 3;
 /// The worker panicked (a bug); the dispatcher panics too.
 const FAILED: u32 = 4;
 
-/// Spins before a waiting thread starts yielding its core.
+/// Spins before a waiting thread starts yielding its core (when there is a
+/// core for every thread; with fewer cores, a spinning thread would take the
+/// core another needs, so it yields at once).
 const SPINS: u32 = 20_000;
 
 #[derive(Default)]
@@ -37,15 +39,15 @@ struct Slot {
     work: Mutex<Option<(Part, Key, u64, f64)>>,
 }
 
-/// Waits until `state` is one of `want`, spinning then yielding.
-fn wait_for(state: &AtomicU32, want: &[u32]) -> u32 {
+/// Waits until `state` is one of `want`, spinning `spins` times, then yielding.
+fn wait_for(state: &AtomicU32, want: &[u32], max_spins: u32) -> u32 {
     let mut spins = 0u32;
     loop {
         let s = state.load(Ordering::Acquire);
         if want.contains(&s) {
             return s;
         }
-        if spins < SPINS {
+        if spins < max_spins {
             spins += 1;
             std::hint::spin_loop();
         } else {
@@ -57,11 +59,14 @@ fn wait_for(state: &AtomicU32, want: &[u32]) -> u32 {
 pub(crate) struct Crew {
     slots: Vec<Arc<Slot>>,
     handles: Vec<JoinHandle<()>>,
+    spins: u32,
 }
 
 impl Crew {
     /// Starts `n` worker threads.
     pub fn start(n: usize, sh: &Arc<Shared>) -> Result<Crew, std::io::Error> {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let spins = if n < cores { SPINS } else { 0 };
         let mut slots = Vec::new();
         let mut handles = Vec::new();
         for i in 0..n {
@@ -69,11 +74,15 @@ impl Crew {
             let (s, sh) = (slot.clone(), sh.clone());
             let h = std::thread::Builder::new()
                 .name(format!("rocesim-part-{}", i + 1))
-                .spawn(move || work(&s, &sh))?;
+                .spawn(move || work(&s, &sh, spins))?;
             slots.push(slot);
             handles.push(h);
         }
-        Ok(Crew { slots, handles })
+        Ok(Crew {
+            slots,
+            handles,
+            spins,
+        })
     }
 
     /// Runs one window: `parts[0]` on this thread, the others on the workers.
@@ -88,7 +97,7 @@ impl Crew {
         let n = parts[0].run_until(sh, bound);
         let mut out = vec![(n, t.elapsed().as_secs_f64())];
         for slot in &self.slots {
-            if wait_for(&slot.state, &[DONE, FAILED]) == FAILED {
+            if wait_for(&slot.state, &[DONE, FAILED], self.spins) == FAILED {
                 panic!("a partition's worker thread panicked");
             }
             let (part, _, n, secs) = slot
@@ -117,9 +126,9 @@ impl Drop for Crew {
 }
 
 /// A worker: runs each partition posted to its slot until told to quit.
-fn work(slot: &Slot, sh: &Shared) {
+fn work(slot: &Slot, sh: &Shared, spins: u32) {
     loop {
-        if wait_for(&slot.state, &[POSTED, QUIT]) == QUIT {
+        if wait_for(&slot.state, &[POSTED, QUIT], spins) == QUIT {
             return;
         }
         let mut w = slot

@@ -211,3 +211,110 @@ fn lower_groups(topo: &Topology, tier: &[u32], top: u32) -> Vec<Vec<NodeId>> {
     }
     groups
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::builders::star;
+    use crate::topology::fat_tree::{FatTreeShape, fat_tree, hpcc_fat_tree_default};
+    use crate::topology::leaf_spine::leaf_spine;
+    use crate::units::{Delta, Rate};
+
+    fn hosts_per_part(t: &Topology, part: &[u16], n: usize) -> Vec<usize> {
+        let mut c = vec![0; n];
+        for h in &t.hosts {
+            c[part[h.idx()] as usize] += 1;
+        }
+        c
+    }
+
+    /// Links whose ends are in different partitions.
+    fn cut(t: &Topology, part: &[u16]) -> usize {
+        t.spec
+            .links
+            .iter()
+            .filter(|l| part[l.a.idx()] != part[l.b.idx()])
+            .count()
+    }
+
+    #[test]
+    fn hosts_stay_with_their_tor_and_the_hpcc_fat_tree_splits_evenly() {
+        let t = Topology::build(hpcc_fat_tree_default()).unwrap();
+        for n in [2, 3, 4, 5, 8] {
+            let part = assign(&t, n);
+            assert!(part.iter().all(|&p| (p as usize) < n), "every node placed");
+            for h in &t.hosts {
+                let tor = t.ports[h.idx()][0].peer;
+                assert_eq!(part[h.idx()], part[tor.idx()], "{n}: host with its ToR");
+            }
+            let c = hosts_per_part(&t, &part, n);
+            let (lo, hi) = (*c.iter().min().unwrap(), *c.iter().max().unwrap());
+            // ToRs have 16 hosts: balanced to within one ToR.
+            assert!(hi - lo <= 16, "{n} partitions: hosts {c:?}");
+        }
+        // Two partitions: 10 ToRs each (5 pods do not split evenly), each
+        // switch tier shared evenly.
+        let part = assign(&t, 2);
+        assert_eq!(hosts_per_part(&t, &part, 2), vec![160, 160]);
+        for (lo, hi) in [(320, 340), (340, 360), (360, 376)] {
+            let zero = (lo..hi).filter(|&v| part[v] == 0).count();
+            assert_eq!(zero * 2, hi - lo, "switches {lo}..{hi} split evenly");
+        }
+        // Five partitions: one pod each; only pod-to-core links cross.
+        let part = assign(&t, 5);
+        assert_eq!(hosts_per_part(&t, &part, 5), vec![64; 5]);
+        assert_eq!(
+            cut(&t, &part),
+            80 * 4 / 5,
+            "agg-core links to other pods' cores"
+        );
+    }
+
+    #[test]
+    fn pods_stay_whole_when_they_balance() {
+        let shape = FatTreeShape {
+            pods: 4,
+            tors_per_pod: 2,
+            aggs_per_pod: 2,
+            cores_per_agg: 2,
+            hosts_per_tor: 4,
+        };
+        let d = Delta::from_us(1);
+        let t = Topology::build(fat_tree(
+            shape,
+            Rate::from_gbps(100),
+            Rate::from_gbps(100),
+            d,
+        ))
+        .unwrap();
+        let part = assign(&t, 2);
+        assert_eq!(hosts_per_part(&t, &part, 2), vec![16, 16]);
+        // Only agg-core links cross: 4 cores, 2 each, each with 4 aggs (2 per
+        // partition): 2 crossing links per core.
+        assert_eq!(cut(&t, &part), 8);
+    }
+
+    #[test]
+    fn leaf_spine_splits_by_leaf_and_a_star_by_host() {
+        let d = Delta::from_us(1);
+        let r = Rate::from_gbps(100);
+        let t = Topology::build(leaf_spine(4, 2, 8, r, r, d)).unwrap();
+        let part = assign(&t, 2);
+        assert_eq!(hosts_per_part(&t, &part, 2), vec![16, 16]);
+        for h in &t.hosts {
+            assert_eq!(part[h.idx()], part[t.ports[h.idx()][0].peer.idx()]);
+        }
+        // One switch: fewer groups than partitions, so single nodes.
+        let t = Topology::build(star(17, r, d)).unwrap();
+        let part = assign(&t, 4);
+        let c = hosts_per_part(&t, &part, 4);
+        assert!(c.iter().all(|&n| (4..=5).contains(&n)), "{c:?}");
+    }
+
+    #[test]
+    fn the_assignment_is_a_function_of_the_topology() {
+        let t = Topology::build(hpcc_fat_tree_default()).unwrap();
+        assert_eq!(assign(&t, 3), assign(&t, 3));
+        assert_eq!(assign(&t, 1), vec![0; t.spec.kinds.len()]);
+    }
+}

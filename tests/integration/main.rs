@@ -17,6 +17,7 @@ mod ns3_ack_path;
 mod ns3_calibration;
 mod ns3_files;
 mod ns3_reference;
+mod parallel;
 mod pfc_victims;
 mod rcc_convergence;
 mod rcc_last_hop;
