@@ -236,6 +236,11 @@ pub struct Progress {
     pub started: usize,
     /// Flows whose sender has seen the last byte acknowledged.
     pub done: usize,
+    /// Flows whose sender has sent every byte at least once. A flow with a
+    /// byte never sent cannot complete sooner than four link delays later (the
+    /// byte to its receiver over two links at least, the ACK back), so while
+    /// some flow has one the run cannot end within a window (docs/parallel.md).
+    pub sent_all: usize,
     /// Last time data moved forward (in-order delivery or a new ACK), or the
     /// first flow after an idle period started.
     pub last: SimTime,

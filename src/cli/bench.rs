@@ -1,4 +1,4 @@
-//! `rocesim bench`: simulator speed on fixed scenarios, single thread.
+//! `rocesim bench`: simulator speed on fixed scenarios (or `--scenario FILE`).
 //!
 //! Reports packet transmissions per second (PTS: packets of any kind put on any
 //! link, per wall-clock second) and events per second. Each scenario runs
@@ -9,6 +9,13 @@
 //! the fat-tree scenario has it) or `all` (every recorder on every switch port and
 //! flow: queue.csv every 10 us, histograms, link utilization and flow rates every
 //! 10 us, latency of all flows).
+//!
+//! `--threads 1,2,4` runs each scenario on each thread count (docs/parallel.md)
+//! and adds the speed-up over the first count, the parallel efficiency
+//! (speed-up / threads), the events each partition handles per window, the
+//! share of packet transmissions that cross partitions, the share of events
+//! handled in the parallel phase, and the share of that phase's wall time
+//! spent outside the partitions' work (synchronisation and the serial merge).
 
 use crate::error::{Error, InputError};
 use crate::scenario::{self, Source};
@@ -29,6 +36,12 @@ pub struct BenchArgs {
     /// Recorders: off, default or all.
     #[arg(long, value_enum, default_value_t = Recorders::Off)]
     pub recorders: Recorders,
+    /// Thread counts to run each scenario on, e.g. 1,2.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub threads: Vec<usize>,
+    /// Benchmark this scenario file instead of the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,50 +125,116 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
         );
         return Err(InputError::new("--only", "", msg).into());
     }
+    for &t in &args.threads {
+        super::run::check_threads(t)?;
+    }
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let parallel = args.threads.iter().any(|&t| t > 1);
     outln!(
-        "{:<32} {:>10} {:>12} {:>12} {:>10} {:>10}",
+        "{:<32} {:>3} {:>9} {:>11} {:>11} {:>8} {:>8}{}",
         "scenario",
+        "thr",
         "wall s",
         "packets",
         "events",
-        "M pkts/s",
-        "M ev/s"
+        "M pkt/s",
+        "M ev/s",
+        if parallel {
+            format!(
+                " {:>7} {:>6} {:>9} {:>7} {:>7} {:>7}",
+                "speedup", "effic", "ev/window", "cross%", "par%", "sync%"
+            )
+        } else {
+            String::new()
+        }
     );
     let tmp = std::env::temp_dir().join(format!("rocesim-bench-{}", std::process::id()));
     let out_dir = (args.recorders != Recorders::Off).then_some(tmp.as_path());
-    for (name, text, mut set) in scenarios(args.full) {
-        if args.only.as_deref().is_some_and(|o| !name.contains(o)) {
-            continue;
+    let list: Vec<(String, Source, Vec<String>)> = match &args.scenario {
+        Some(path) => {
+            let name = path
+                .file_stem()
+                .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
+            vec![(name, Source::File(path.clone()), vec![])]
         }
+        None => scenarios(args.full)
+            .into_iter()
+            .filter(|(name, _, _)| args.only.as_deref().is_none_or(|o| name.contains(o)))
+            .map(|(name, text, set)| (name.to_string(), Source::text(text, name, &base, name), set))
+            .collect(),
+    };
+    for (name, src, mut set) in list {
         set.extend(recorder_overrides(args.recorders));
-        let mut best: Option<crate::output::Summary> = None;
-        for _ in 0..args.repeat {
-            let mut cfg = scenario::to_config(&Source::text(text, name, &base, name), &set)?;
-            if args.recorders == Recorders::Off {
-                cfg.output.queue_interval = None;
+        let mut first_wall = None;
+        for &threads in &args.threads {
+            let mut best: Option<crate::output::Summary> = None;
+            for _ in 0..args.repeat {
+                let mut cfg = scenario::to_config(&src, &set)?;
+                if args.recorders == Recorders::Off {
+                    cfg.output.queue_interval = None;
+                }
+                let opts = RunOptions {
+                    threads: Some(threads),
+                    ..RunOptions::default()
+                };
+                let out = crate::run(cfg, &opts, out_dir, &mut |_, _, _| {})?;
+                if best
+                    .as_ref()
+                    .is_none_or(|b| out.summary.wall_seconds < b.wall_seconds)
+                {
+                    best = Some(out.summary);
+                }
             }
-            let out = crate::run(cfg, &RunOptions::default(), out_dir, &mut |_, _, _| {})?;
-            if best
-                .as_ref()
-                .is_none_or(|b| out.summary.wall_seconds < b.wall_seconds)
-            {
-                best = Some(out.summary);
-            }
+            let s = best.expect("at least one run");
+            let first = *first_wall.get_or_insert(s.wall_seconds);
+            outln!(
+                "{:<32} {:>3} {:>9.3} {:>11} {:>11} {:>8.2} {:>8.2}{}",
+                name,
+                threads,
+                s.wall_seconds,
+                s.packets_transmitted,
+                s.events,
+                s.packets_per_second / 1e6,
+                s.events_per_second / 1e6,
+                if parallel {
+                    parallel_columns(&s, first, threads)
+                } else {
+                    String::new()
+                }
+            );
         }
-        let s = best.expect("at least one run");
-        outln!(
-            "{:<32} {:>10.3} {:>12} {:>12} {:>10.2} {:>10.2}",
-            name,
-            s.wall_seconds,
-            s.packets_transmitted,
-            s.events,
-            s.packets_per_second / 1e6,
-            s.events_per_second / 1e6
-        );
     }
     if out_dir.is_some() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     Ok(())
+}
+
+/// Speed-up over the first thread count's wall time, efficiency, events per
+/// partition per window, crossing packets, the parallel phase's share of the
+/// events, and the share of its wall time not spent in partitions' work.
+fn parallel_columns(s: &crate::output::Summary, first_wall: f64, threads: usize) -> String {
+    let e = &s.engine;
+    let speedup = first_wall / s.wall_seconds.max(1e-9);
+    let per_window = if e.windows > 0 {
+        e.window_events as f64 / e.windows as f64 / threads as f64
+    } else {
+        0.0
+    };
+    let pct = |a: f64, b: f64| if b > 0.0 { 100.0 * a / b } else { 0.0 };
+    if threads == 1 {
+        return format!(
+            " {speedup:>7.2} {:>6.2} {:>9} {:>7} {:>7} {:>7}",
+            speedup, "-", "-", "-", "-"
+        );
+    }
+    format!(
+        " {:>7.2} {:>6.2} {:>9.0} {:>7.1} {:>7.1} {:>7.1}",
+        speedup,
+        speedup / threads as f64,
+        per_window,
+        pct(e.crossed_packets as f64, s.packets_transmitted as f64),
+        pct(e.window_events as f64, s.events as f64),
+        pct(e.windowed_seconds - e.critical_seconds, e.windowed_seconds),
+    )
 }

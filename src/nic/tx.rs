@@ -87,7 +87,11 @@ impl Nic {
                 continue;
             }
             self.rr = (i + 1) % n;
+            let before = qp.high_sent;
             let seg = cfg.transport.next_segment(qp, now);
+            if before < qp.size && qp.high_sent >= qp.size {
+                ctx.progress.sent_all += 1;
+            }
             if seg.retx {
                 ctx.stats.retx_bytes += seg.payload as u64;
                 ctx.stats.retx_packets += 1;

@@ -371,6 +371,7 @@ impl Sim {
         for part in &self.parts {
             p.started += part.progress.started;
             p.done += part.progress.done;
+            p.sent_all += part.progress.sent_all;
             p.last = p.last.max(part.progress.last);
         }
         p
@@ -520,9 +521,12 @@ impl Sim {
     /// link delay) or at the dispatcher's next event, whichever is first. A
     /// packet sent inside a window reaches another partition no earlier than
     /// the window's end, so the partitions need each other's packets only
-    /// between windows. Runs until the last flow has started (the run's end is
-    /// then near, and is found one event at a time by [`Self::run_ordered`]);
-    /// returns an ending if the run ended here.
+    /// between windows. Runs while some flow has a byte it never sent: such a
+    /// flow needs at least four link delays to complete (the byte to its
+    /// receiver, the ACK back), more than a window, so the run cannot end
+    /// inside one. After that the run's
+    /// end (its last completion) is found one event at a time by
+    /// [`Self::run_ordered`]. Returns an ending if the run ended here.
     fn run_windows(
         &mut self,
         stop_bound: Key,
@@ -544,7 +548,7 @@ impl Sim {
         let mut inbox_min: Option<Key> = None;
         loop {
             let pr = self.progress();
-            if pr.started == total {
+            if pr.sent_all == total {
                 break;
             }
             let head = match (self.next_part().map(|(k, _)| k), inbox_min) {
