@@ -4,6 +4,8 @@
 # Used to show that a refactoring changes no result.
 #
 # Usage: scripts/compare-outputs.sh REF_BIN NEW_BIN [WORK_DIR]
+# NEW_ARGS (environment) is added to the new binary's runs, e.g.
+# NEW_ARGS="--threads 3" compares a parallel run with a sequential one.
 # Exit 0 when every file is identical, 1 otherwise (the differing files are listed).
 set -uo pipefail
 ref=$1
@@ -34,9 +36,10 @@ fail=0
 for c in "${cases[@]}"; do
     IFS='|' read -r name file extra <<<"$c"
     for side in ref new; do
-        bin=$ref; [ $side = new ] && bin=$new
+        bin=$ref; more=""
+        [ $side = new ] && bin=$new && more=${NEW_ARGS:-}
         rm -rf "$work/$side/$name"
-        eval "\"$bin\" run \"$file\" --out \"$work/$side/$name\" -q $extra" >"$work/$side-$name.log" 2>&1
+        eval "\"$bin\" run \"$file\" --out \"$work/$side/$name\" -q $extra $more" >"$work/$side-$name.log" 2>&1
         echo $? >"$work/$side/$name.rc" 2>/dev/null || { mkdir -p "$work/$side"; echo $? >"$work/$side/$name.rc"; }
     done
     if ! cmp -s "$work/ref/$name.rc" "$work/new/$name.rc"; then

@@ -89,13 +89,13 @@ impl Calendar {
         self.current.get(self.cur_pos)
     }
 
+    /// Removes the entry [`Self::peek`] just returned (there must be one).
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<Entry> {
-        self.peek()?;
+    pub(super) fn pop_peeked(&mut self) -> Entry {
         let e = self.current[self.cur_pos];
         self.cur_pos += 1;
         self.len -= 1;
-        Some(e)
+        e
     }
 
     /// The first occupied bucket after `cur_slot`, as an absolute slot.

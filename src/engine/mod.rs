@@ -211,28 +211,44 @@ impl<E: Bits> EventQueue<E> {
     /// `now` to its time.
     #[inline]
     pub fn pop_before(&mut self, bound: Key) -> Option<(SimTime, E)> {
-        let take_cold = match (self.hot.peek(), self.cold.peek()) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(h), Some(c)) => c.0.earlier_than(h),
+        self.pop_keyed(bound).map(|(k, e)| (SimTime(k.0), e))
+    }
+
+    /// [`Self::pop_before`], returning the event's key (from registers: reading
+    /// it back from `now` and the tie just stored would stall on store
+    /// forwarding, measured at 5 % of a run). Always inlined: returned through
+    /// memory, the key stalls the same way.
+    #[inline(always)]
+    pub fn pop_keyed(&mut self, bound: Key) -> Option<(Key, E)> {
+        let hot = self.hot.peek().copied();
+        let cold = self.cold.peek().map(|r| r.0);
+        let e = match (hot, cold) {
+            (None, None) => return None,
+            (Some(h), Some(c)) if c.earlier_than(&h) => {
+                if c.key() >= bound {
+                    return None;
+                }
+                self.cold.pop();
+                c
+            }
+            (Some(h), _) => {
+                if h.key() >= bound {
+                    return None;
+                }
+                self.hot.pop_peeked()
+            }
+            (None, Some(c)) => {
+                if c.key() >= bound {
+                    return None;
+                }
+                self.cold.pop();
+                c
+            }
         };
-        let head = if take_cold {
-            self.cold.peek().map(|r| r.0)
-        } else {
-            self.hot.peek().copied()
-        }?;
-        if head.key() >= bound {
-            return None;
-        }
-        let e = if take_cold {
-            self.cold.pop().map(|r| r.0)
-        } else {
-            self.hot.pop()
-        }?;
         self.now = SimTime(e.time);
         self.tie = e.tie;
         self.popped += 1;
-        Some((self.now, e.event()))
+        Some((e.key(), e.event()))
     }
 
     /// The key of the earliest pending event.

@@ -42,6 +42,10 @@ pub struct Engine {
     pub part_events: Vec<u64>,
     /// Seconds each partition spent handling events inside windows.
     pub part_busy_seconds: Vec<f64>,
+    /// Sum over windows of the most events one partition handled: the
+    /// parallel phase's length in events with free synchronisation (the same
+    /// on any machine).
+    pub critical_events: u64,
     /// Sum over windows of the busiest partition's seconds: the windowed
     /// phase's time with free synchronisation.
     pub critical_seconds: f64,

@@ -546,12 +546,16 @@ impl Sim {
         };
         // The earliest arrival among the packets waiting in the inboxes.
         let mut inbox_min: Option<Key> = None;
+        for p in &mut self.parts {
+            p.head = p.q.head_key();
+        }
         loop {
             let pr = self.progress();
             if pr.sent_all == total {
                 break;
             }
-            let head = match (self.next_part().map(|(k, _)| k), inbox_min) {
+            let heads = self.parts.iter().filter_map(|p| p.head).min();
+            let head = match (heads, inbox_min) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
@@ -578,6 +582,7 @@ impl Sim {
                 self.engine.window_seconds += tw.elapsed().as_secs_f64();
                 let slowest = counts.iter().map(|c| c.1).fold(0.0, f64::max);
                 self.engine.critical_seconds += slowest;
+                self.engine.critical_events += counts.iter().map(|c| c.0).max().unwrap_or(0);
                 for (i, (n, t)) in counts.into_iter().enumerate() {
                     self.engine.part_events.resize(self.parts.len(), 0);
                     self.engine.part_events[i] += n;

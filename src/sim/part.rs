@@ -46,6 +46,10 @@ pub(crate) struct Part {
     fc_frames: Vec<Frame>,
     /// Packets sent to other partitions (the bench's crossing share).
     pub crossed: u64,
+    /// The key of the earliest pending event after the last window, found by
+    /// the partition's own thread (peeking may sort a calendar bucket: work
+    /// the dispatcher's thread should not do for every partition).
+    pub head: Option<Key>,
 }
 
 /// Builds the [`Ctx`] of one event in `$part` and the node environments, and
@@ -108,6 +112,7 @@ impl Part {
             inbox: vec![Vec::new(); parts],
             fc_frames: Vec::new(),
             crossed: 0,
+            head: None,
         }
     }
 
@@ -125,21 +130,22 @@ impl Part {
     pub fn run_until(&mut self, sh: &Shared, bound: Key) -> u64 {
         self.take_inbox();
         let mut n = 0;
-        while let Some((now, ev)) = self.q.pop_before(bound) {
-            self.journal.set_key(self.q.key());
-            self.dispatch(sh, now, ev);
+        while let Some((key, ev)) = self.q.pop_keyed(bound) {
+            self.journal.set_key(key);
+            self.dispatch(sh, SimTime(key.0), ev);
             n += 1;
         }
+        self.head = self.q.head_key();
         n
     }
 
     /// Handles the next event if its key is below `bound`; returns it.
     #[inline]
     pub fn step(&mut self, sh: &Shared, bound: Key) -> Option<Event> {
-        let (now, ev) = self.q.pop_before(bound)?;
+        let (key, ev) = self.q.pop_keyed(bound)?;
         let ev = ev.unpack();
-        self.journal.set_key(self.q.key());
-        self.dispatch_event(sh, now, ev);
+        self.journal.set_key(key);
+        self.dispatch_event(sh, SimTime(key.0), ev);
         Some(ev)
     }
 
