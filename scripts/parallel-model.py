@@ -1,25 +1,27 @@
 #!/usr/bin/env python3
 """Predicts a parallel run's wall time on more cores (docs/parallel.md).
 
-Usage: parallel-model.py MEASURED_2T.json COUNTS_P1.json [COUNTS_P2.json ...]
+Usage: parallel-model.py MEASURED_2T.json SYNC_2T.json COUNTS.json...
 
-MEASURED_2T.json is the timing.json of a 2-thread run on a machine with a core
-per thread; it gives the costs:
-  c_w  seconds per event on a partition's critical path (critical_seconds /
-       critical_events),
-  c_x  seconds of serial hand-over per crossing packet (merge_seconds /
-       crossed_packets),
-  s    seconds per window outside the partitions' work and the merge
-       (synchronisation and the dispatcher's loop),
-  d    seconds of the one-at-a-time drain per event.
-Each COUNTS_P.json is the timing.json of the same scenario run with P threads
-on any machine: its event counts (critical_events, windows, crossed_packets,
-ordered_events) do not depend on the machine, only on the partitions.
+MEASURED_2T.json: timing.json of the scenario run on 2 threads, on a machine
+with a core per thread. It gives the costs:
+  c_w  seconds per event on the critical path (critical_seconds / critical_events)
+  c_x  seconds of serial hand-over per crossing packet (merge_seconds / crossed)
+  s    seconds per window outside the partitions' work and the merge: the
+       dispatcher's serial work (samplers such as queue.csv) and one worker's
+       synchronisation
+  d    seconds per event of the one-at-a-time drain
+SYNC_2T.json: timing.json of a 2-thread run without samplers; its per-window
+time outside work and merge is the synchronisation of one worker, sigma. Each
+further worker is assumed to add sigma (a flat barrier: the dispatcher hands a
+window to each worker in turn).
+COUNTS.json: timing.json of the scenario on P threads, on any machine: its
+counts (events, critical_events = sum over windows of the busiest partition's
+events, crossed_packets, windows, ordered_events) do not depend on the machine.
 
-Predicted T(P) = c_w * critical_events(P) + c_x * crossed(P)
-               + windows(P) * s * (1 + (P - 2) * g) + d * ordered_events(P),
-with g = 0.5: each further worker adds half the measured per-window
-synchronisation (a flat barrier; an assumption, not measured on 2 cores).
+T(P) = c_w * critical_events(P) + c_x * crossed(P)
+       + windows * (s + (P - 2) * sigma) + d * ordered_events(P)
+T(1) = c_w * events + d * 0 + windows * (s - sigma)   (the same per-event cost)
 """
 import json
 import sys
@@ -30,34 +32,38 @@ def load(p):
         return json.load(f)
 
 
+def outside(e):
+    return (e["windowed_seconds"] - e["critical_seconds"] - e["merge_seconds"]) / max(e["windows"], 1)
+
+
 def main():
-    m = load(sys.argv[1])
-    e = m["engine"]
+    e = load(sys.argv[1])["engine"]
+    sigma = outside(load(sys.argv[2])["engine"])
     c_w = e["critical_seconds"] / max(e["critical_events"], 1)
     c_x = e["merge_seconds"] / max(e["crossed_packets"], 1)
-    s = (e["windowed_seconds"] - e["critical_seconds"] - e["merge_seconds"]) / max(e["windows"], 1)
-    d = e["ordered_seconds"] / max(e["ordered_events"], 1) if e["ordered_events"] else 0.0
-    print(f"costs from {sys.argv[1]}: c_w {c_w * 1e9:.1f} ns/event, c_x {c_x * 1e9:.1f} ns/crossing, "
-          f"s {s * 1e6:.1f} us/window, d {d * 1e9:.1f} ns/event")
-    print(f"{'P':>4} {'events':>12} {'critical':>12} {'balance':>8} {'x/100ev':>7} {'windows':>8} "
-          f"{'T pred s':>9} {'speedup':>8}")
-    base = None
-    for p in sys.argv[2:]:
-        t = load(p)
-        g = t["engine"]
+    s = outside(e)
+    d = e["ordered_seconds"] / max(e["ordered_events"], 1)
+    print(f"c_w {c_w * 1e9:.0f} ns/event, c_x {c_x * 1e9:.0f} ns/crossing, "
+          f"s {s * 1e6:.1f} us/window, sigma {sigma * 1e6:.1f} us/window/worker, d {d * 1e9:.0f} ns/event")
+    print(f"{'P':>4} {'events':>11} {'critical':>11} {'balance':>7} {'cross/ev':>8} {'windows':>7} "
+          f"{'T pred s':>9} {'speed-up':>8}")
+    t1 = None
+    for p in sys.argv[3:]:
+        g = load(p)["engine"]
         P = g["threads"]
         events = sum(g["part_events"])
-        crit = g["critical_events"]
-        t_pred = (c_w * crit + c_x * g["crossed_packets"] + g["windows"] * s * (1 + (P - 2) * 0.5)
-                  + d * g["ordered_events"])
         if P == 1:
-            t_pred = c_w * events
-        if base is None:
-            base = (c_w * events, P)
-        bal = (events / P) / crit * (g["windows"] > 0) if crit else 1.0
-        cross = 100.0 * g["crossed_packets"] / max(events, 1)
-        print(f"{P:>4} {events:>12} {crit:>12} {bal:>8.2f} {cross:>7.1f} {g['windows']:>8} "
-              f"{t_pred:>9.2f} {base[0] / t_pred:>8.2f}")
+            t = c_w * events + e["windows"] * max(s - sigma, 0.0)
+            t1 = t
+            print(f"{P:>4} {events:>11} {events:>11} {1.0:>7.2f} {0.0:>8.3f} {0:>7} {t:>9.2f} {1.0:>8.2f}")
+            continue
+        crit = g["critical_events"]
+        t = (c_w * crit + c_x * g["crossed_packets"]
+             + g["windows"] * (s + (P - 2) * sigma) + d * g["ordered_events"])
+        bal = events / P / crit if crit else 1.0
+        cross = g["crossed_packets"] / max(events, 1)
+        print(f"{P:>4} {events:>11} {crit:>11} {bal:>7.2f} {cross:>8.3f} {g['windows']:>7} "
+              f"{t:>9.2f} {t1 / t if t1 else float('nan'):>8.2f}")
 
 
 if __name__ == "__main__":
