@@ -121,8 +121,6 @@ pub struct EventQueue<E: Bits> {
     cold: BinaryHeap<Rev>,
     _event: std::marker::PhantomData<E>,
     now: SimTime,
-    /// The tie of the event being processed (or last processed).
-    tie: u64,
     popped: u64,
     peak: usize,
 }
@@ -140,7 +138,6 @@ impl<E: Bits> EventQueue<E> {
             cold: BinaryHeap::new(),
             _event: std::marker::PhantomData,
             now: SimTime::ZERO,
-            tie: 0,
             popped: 0,
             peak: 0,
         }
@@ -150,12 +147,6 @@ impl<E: Bits> EventQueue<E> {
     #[inline]
     pub fn now(&self) -> SimTime {
         self.now
-    }
-
-    /// The key of the event being processed (or last processed).
-    #[inline]
-    pub fn key(&self) -> Key {
-        (self.now.0, self.tie)
     }
 
     /// A new entry for `event` at `at`, which must not be in the past.
@@ -222,31 +213,21 @@ impl<E: Bits> EventQueue<E> {
     pub fn pop_keyed(&mut self, bound: Key) -> Option<(Key, E)> {
         let hot = self.hot.peek().copied();
         let cold = self.cold.peek().map(|r| r.0);
-        let e = match (hot, cold) {
+        let (e, from_cold) = match (hot, cold) {
             (None, None) => return None,
-            (Some(h), Some(c)) if c.earlier_than(&h) => {
-                if c.key() >= bound {
-                    return None;
-                }
-                self.cold.pop();
-                c
-            }
-            (Some(h), _) => {
-                if h.key() >= bound {
-                    return None;
-                }
-                self.hot.pop_peeked()
-            }
-            (None, Some(c)) => {
-                if c.key() >= bound {
-                    return None;
-                }
-                self.cold.pop();
-                c
-            }
+            (Some(h), Some(c)) if c.earlier_than(&h) => (c, true),
+            (Some(h), _) => (h, false),
+            (None, Some(c)) => (c, true),
         };
+        if e.key() >= bound {
+            return None;
+        }
+        if from_cold {
+            self.cold.pop();
+        } else {
+            self.hot.pop_peeked();
+        }
         self.now = SimTime(e.time);
-        self.tie = e.tie;
         self.popped += 1;
         Some((e.key(), e.event()))
     }

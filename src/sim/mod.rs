@@ -584,8 +584,6 @@ impl Sim {
                 self.engine.critical_seconds += slowest;
                 self.engine.critical_events += counts.iter().map(|c| c.0).max().unwrap_or(0);
                 for (i, (n, t)) in counts.into_iter().enumerate() {
-                    self.engine.part_events.resize(self.parts.len(), 0);
-                    self.engine.part_events[i] += n;
                     self.engine.window_events += n;
                     busy[i] += t;
                 }
@@ -883,7 +881,7 @@ impl Sim {
             pfc: self.pfc_headline(),
             engine: std::mem::take(&mut self.engine),
         };
-        for (name, bytes) in self.pfc_files(end) {
+        for (name, bytes) in self.pfc_files(end, &summary.stats) {
             self.rec.add_file(name, bytes);
         }
         self.rec.finish(summary)

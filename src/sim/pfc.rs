@@ -12,6 +12,7 @@ use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
 use crate::output::pfc_report::{self, PortPauses};
 use crate::output::{PfcHeadline, RunOutputs};
 use crate::port::{CLASSES, Egress};
+use crate::stats::Stats;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 
@@ -255,7 +256,8 @@ impl Sim {
 
     /// `pfc_ports.csv` and `pfc_diagnostics.json`, rendered by the recorder from
     /// each port's paused time and the flows' ends.
-    pub(super) fn pfc_files(&self, end: SimTime) -> Vec<(&'static str, Vec<u8>)> {
+    /// `stats` are the run's totals (summed over the partitions).
+    pub(super) fn pfc_files(&self, end: SimTime, stats: &Stats) -> Vec<(&'static str, Vec<u8>)> {
         let ports: Vec<PortPauses> = (0..self.sh.egress_owner.len())
             .map(|g| {
                 let gid = EgressId::from_idx(g);
@@ -279,11 +281,7 @@ impl Sim {
             })
             .collect();
         let flows = &self.sh.cfg.flows;
-        let mut stats = crate::stats::Stats::default();
-        for p in &self.parts {
-            stats.add(&p.stats);
-        }
-        pfc_report::render(&self.diag, &stats, &ports, |fid| {
+        pfc_report::render(&self.diag, stats, &ports, |fid| {
             let f = &flows[fid.idx()];
             (f.src, f.dst)
         })

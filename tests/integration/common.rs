@@ -53,6 +53,22 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// A run directory's files by name, sorted, without timing.json (which
+/// measures the machine; every other file is byte-identical between runs).
+pub fn output_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "timing.json")
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// Three hosts on one 100 Gbps switch, one 10 KB flow from host 1 to host 0: a
 /// valid scenario that the bad-input tests break one key at a time.
 pub const STAR3: &str = r#"

@@ -1,7 +1,7 @@
 //! Same scenario and seed: byte-identical outputs. Another seed: other ECMP and
 //! RED choices.
 
-use crate::common::scratch;
+use crate::common::{output_files as files, scratch};
 use std::path::Path;
 use std::process::Command;
 
@@ -44,21 +44,6 @@ queue_interval = "5us"
     let p = dir.join("det.toml");
     std::fs::write(&p, text).unwrap();
     p
-}
-
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        // timing.json measures the machine; every other file is byte-identical.
-        .filter(|p| p.file_name().unwrap() != "timing.json")
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! the parallel phase really runs (windows, packets crossing partitions); a
 //! zero-delay link refuses more than one thread.
 
-use crate::common::scratch;
+use crate::common::{output_files as files, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,21 +29,6 @@ fn run(scenario: &Path, args: &[&str], threads: usize, out: &Path) -> (i32, Stri
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-/// Every output file but timing.json (which measures the machine), by name.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap() != "timing.json")
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// The engine section of a run's timing.json.
