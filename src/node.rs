@@ -188,7 +188,7 @@ impl Links {
 /// A packet on its way to a node of another partition: handed over at the end
 /// of the window it was sent in (its arrival is at least one lookahead later,
 /// docs/parallel.md), with its INT records.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Transit {
     pub link: EgressId,
     pub at: SimTime,
@@ -230,7 +230,7 @@ impl Links {
 }
 
 /// Flow-level progress the stall guard and the end of the run watch.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     /// Flows whose sender has started.
     pub started: usize,

@@ -14,7 +14,7 @@ pub const NIL: PacketId = u32::MAX;
 /// Maximum number of INT hop records a packet carries (HPCC §4.1: 5 hops).
 pub const MAX_INT_HOPS: usize = 5;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PacketKind {
     /// RDMA WRITE payload.
     Data,
@@ -29,7 +29,7 @@ pub enum PacketKind {
 }
 
 /// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IntHop {
     /// Time the packet left the port.
     pub ts: SimTime,
@@ -40,12 +40,13 @@ pub struct IntHop {
     /// Bytes queued at the port (all classes) after this packet left.
     pub qlen: u64,
     /// The port's line rate.
+    #[serde(with = "crate::units::raw_rate")]
     pub rate: Rate,
 }
 
 /// A packet header: 64 bytes, one cache line, so that the hot path touches one
 /// line per packet. INT records live beside it in the pool ([`PacketPool::int`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[repr(C, align(64))]
 pub struct Packet {
     /// Data: byte offset of the payload. ACK/NACK: cumulative bytes expected next.

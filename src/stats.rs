@@ -3,7 +3,7 @@
 //! [`crate::output`]. Plain data, below both.
 
 /// Counters reported in the summary.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     pub packets_tx: u64,
     pub data_packets_tx: u64,

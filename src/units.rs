@@ -29,7 +29,7 @@ pub fn max_time_s() -> f64 {
 }
 
 /// An instant of simulated time, in picoseconds since the start of the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SimTime(pub u64);
 
 /// A duration of simulated time, in picoseconds.
@@ -360,6 +360,35 @@ macro_rules! string_serde {
 
 string_serde!(Delta, parse_delta);
 string_serde!(Rate, parse_rate);
+
+/// Serde for a [`Delta`] as its picoseconds (the MPI wire encoding, where the
+/// configuration's string form would be slow).
+pub mod raw_delta {
+    use super::Delta;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Delta, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.0)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Delta, D::Error> {
+        u64::deserialize(d).map(Delta)
+    }
+}
+
+/// Serde for a [`Rate`] as its bits per second (the MPI wire encoding).
+pub mod raw_rate {
+    use super::Rate;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &Rate, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(r.0)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+        u64::deserialize(d).map(Rate)
+    }
+}
 
 /// A byte count read from configuration: an integer or a string with a unit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -133,6 +133,12 @@ pub struct RunArgs {
     /// The outputs are byte-identical for any number (docs/parallel.md).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Run on the MPI ranks this process was started among (`mpirun -np K
+    /// rocesim run S --mpi`), one partition each; rank 0 writes the outputs,
+    /// byte-identical to a run on one thread. Needs a build with the `mpi`
+    /// feature (docs/parallel.md).
+    #[arg(long)]
+    pub mpi: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

@@ -102,6 +102,19 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if let Some(t) = args.threads {
         cfg.threads = check_threads(t)?;
     }
+    #[cfg(not(feature = "mpi"))]
+    if args.mpi {
+        return Err(InputError::new("--mpi", "", crate::sim::NO_MPI).into());
+    }
+    #[cfg(feature = "mpi")]
+    let _universe = match args.mpi {
+        true => Some(mpi_world::start()?),
+        false => None,
+    };
+    #[cfg(feature = "mpi")]
+    if args.mpi && mpi_world::rank() != 0 {
+        return mpi_world::follow(cfg, args);
+    }
     if let Some(w) = no_flows_warning(&cfg) {
         eprintln!("warning: {w}");
     }
@@ -133,13 +146,13 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
             now.as_us_f64() / 1000.0
         ));
     };
-    let res = simulate(
-        cfg,
-        args.seed,
-        args.limits.limits(),
-        (&out, args.force),
-        &mut progress,
-    );
+    let opts = RunOptions {
+        seed: args.seed,
+        limits: args.limits.limits(),
+        mpi: args.mpi,
+        ..RunOptions::default()
+    };
+    let res = simulate_with(cfg, opts, (&out, args.force), &mut progress);
     bar.finish_and_clear();
     let outputs = res.map_err(|e| match e {
         // Writing failed mid-run (e.g. the disk filled): name the flag.
@@ -185,14 +198,35 @@ pub fn simulate(
     out: (&Path, bool),
     progress: &mut dyn FnMut(SimTime, usize, usize),
 ) -> Result<RunOutputs, Error> {
-    crate::sim::limits::check_before(&cfg, &limits, true)?;
-    let dir = super::out_dir::prepare("--out", out.0, out.1)?;
     let opts = RunOptions {
         seed,
         limits,
+        ..RunOptions::default()
+    };
+    simulate_with(cfg, opts, out, progress)
+}
+
+/// [`simulate`] with more options (`--mpi`). On MPI ranks, this is rank 0's
+/// part: the others wait for its verdict on the scenario and the directory
+/// ([`mpi_world::follow`]).
+pub fn simulate_with(
+    cfg: RunConfig,
+    opts: RunOptions,
+    out: (&Path, bool),
+    progress: &mut dyn FnMut(SimTime, usize, usize),
+) -> Result<RunOutputs, Error> {
+    let ready = crate::sim::limits::check_before(&cfg, &opts.limits, true)
+        .map_err(Error::from)
+        .and_then(|()| super::out_dir::prepare("--out", out.0, out.1).map_err(Error::from));
+    #[cfg(feature = "mpi")]
+    if opts.mpi {
+        mpi_world::agree(ready.is_ok());
+    }
+    let dir = ready?;
+    let opts = RunOptions {
         replace: dir.stale.clone(),
         stream_fct: true,
-        ..RunOptions::default()
+        ..opts
     };
     let res = crate::run(cfg, &opts, Some(out.0), progress);
     if res.is_err() {
@@ -251,5 +285,49 @@ fn print_table(name: &str, out: &Path, o: &RunOutputs) {
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     for (k, v) in rows {
         outln!("  {k:<w$}  {v}");
+    }
+}
+
+/// The MPI side of `rocesim run --mpi`.
+#[cfg(feature = "mpi")]
+mod mpi_world {
+    use super::{RunArgs, RunConfig, RunOptions};
+    use crate::error::{Error, InputError};
+    use mpi::traits::*;
+
+    /// Initializes MPI (finalized when the returned universe drops).
+    pub fn start() -> Result<mpi::environment::Universe, Error> {
+        mpi::initialize().ok_or_else(|| {
+            InputError::new("--mpi", "", "MPI could not be initialized (already initialized)").into()
+        })
+    }
+
+    pub fn rank() -> usize {
+        mpi::topology::SimpleCommunicator::world().rank() as usize
+    }
+
+    /// Tells every rank whether rank 0 can run (scenario limits, output
+    /// directory); returns rank 0's word.
+    pub fn agree(ok: bool) -> bool {
+        let world = mpi::topology::SimpleCommunicator::world();
+        let mut word = ok as u8;
+        world.process_at_rank(0).broadcast_into(&mut word);
+        word == 1
+    }
+
+    /// A rank other than 0: waits for rank 0's word, then runs its partition
+    /// without an output directory. Rank 0 reports any error.
+    pub fn follow(cfg: RunConfig, args: &RunArgs) -> Result<(), Error> {
+        if !agree(false) {
+            return Ok(());
+        }
+        let opts = RunOptions {
+            seed: args.seed,
+            limits: args.limits.limits(),
+            mpi: true,
+            ..RunOptions::default()
+        };
+        let _ = crate::run(cfg, &opts, None, &mut |_, _, _| {});
+        Ok(())
     }
 }

@@ -44,7 +44,7 @@ pub fn bin_range(b: usize) -> (u64, u64) {
     (bin_lo(b), bin_lo(b + 1))
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct PortHist {
     /// Time of the last change of this port's queue length.
     since: SimTime,
@@ -53,7 +53,7 @@ struct PortHist {
 }
 
 /// Time-weighted queue-length histograms, indexed by egress id.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct QueueHists {
     ports: Vec<PortHist>,
     /// Start of the window (the first flow's start).
@@ -121,7 +121,7 @@ fn alloc_bins() -> Box<[u64]> {
 }
 
 /// Counts of values (one-way delays in ps) in the fixed bins.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CountHist {
     counts: Box<[u64]>,
 }

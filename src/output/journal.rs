@@ -51,7 +51,7 @@ pub struct Wants {
 /// A pause frame's identity in the propagation diagnostics: the sending
 /// switch's node id and its count of pauses sent. [`PauseToken::NONE`]: a
 /// refresh of a pause already in force (no new root, no new victims).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct PauseToken(pub u64);
 
 impl PauseToken {
@@ -74,7 +74,7 @@ pub struct PauseSent {
 }
 
 /// One record.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Note {
     FlowRate {
         fid: FlowId,
@@ -165,6 +165,13 @@ impl Journal {
 
     pub fn is_empty(&self) -> bool {
         self.notes.is_empty()
+    }
+
+    /// Takes the histogram shards (queue lengths, delays) at the end of the run.
+    pub fn take_hists(&mut self) -> (Option<QueueHists>, Option<CountHist>) {
+        let w = &mut self.wants;
+        let delays = w.latency.as_mut().map(|(_, h)| std::mem::take(h));
+        (w.queue_hist.take(), delays)
     }
 
     /// Takes the notes made so far, oldest first.

@@ -66,7 +66,7 @@ pub fn is_temp_name(name: &str) -> bool {
 }
 
 /// One completed flow.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FctRecord {
     pub flow_id: u32,
     pub src: u32,
@@ -75,7 +75,9 @@ pub struct FctRecord {
     pub dport: u16,
     pub size: u64,
     pub start: SimTime,
+    #[serde(with = "crate::units::raw_delta")]
     pub fct: Delta,
+    #[serde(with = "crate::units::raw_delta")]
     pub ideal: Delta,
     pub retx_bytes: u64,
     /// Payload bytes the receiver had in order when the flow completed.
@@ -90,7 +92,7 @@ impl FctRecord {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PfcKind {
     Pause,
     Resume,
@@ -168,6 +170,9 @@ pub struct RunInfo<'a> {
 
 pub struct Recorder {
     dir: Option<PathBuf>,
+    /// A mirror (an MPI rank other than 0, [`Self::configure_mirror`]): the
+    /// samplers of link_util.csv and qlen.txt run, writing nothing.
+    mirror: (bool, bool),
     fct_file: Option<AtomicFile>,
     pfc_file: Option<AtomicFile>,
     queue_file: Option<AtomicFile>,
@@ -203,6 +208,7 @@ impl Recorder {
     pub fn new(dir: Option<&Path>, keep_samples: bool) -> Result<Recorder, Error> {
         let mut r = Recorder {
             dir: dir.map(Path::to_path_buf),
+            mirror: (false, false),
             fct_file: None,
             pfc_file: None,
             queue_file: None,
@@ -285,6 +291,26 @@ impl Recorder {
         Ok(())
     }
 
+    /// Configures a recorder without a directory as [`Self::configure`]
+    /// configures one with: the same histograms, and the same samplers
+    /// running, so that an MPI rank other than 0, whose recorder writes
+    /// nothing, makes the same collective calls as rank 0.
+    pub fn configure_mirror(&mut self, cfg: RunInfo<'_>, n_egress: usize, watched: Vec<WatchedPort>) {
+        let plan = cfg.plan;
+        let start = cfg.flows.first().map_or(SimTime::ZERO, |f| f.start);
+        if plan.queue_histogram && !watched.is_empty() {
+            self.queue_hist = Some(hist::QueueHists::new(n_egress, start));
+        }
+        if !plan.latency.is_empty() {
+            self.latency = Some((plan.latency.mask(cfg.flows), hist::CountHist::default()));
+        }
+        self.mirror = (
+            plan.link_utilization.is_some() && !watched.is_empty(),
+            plan.fct_format == plan::FctFormat::Ns3 && plan.qlen_mon.is_some(),
+        );
+        self.watched = watched;
+    }
+
     /// Files (or directories) of a previous run to remove just before this
     /// run's files are moved in (`run --force`); a failed run leaves them.
     pub fn replace_on_commit(&mut self, stale: Vec<PathBuf>) {
@@ -299,7 +325,7 @@ impl Recorder {
 
     /// Whether qlen.txt is written.
     pub fn ns3_qlen_on(&self) -> bool {
-        self.ns3.as_ref().is_some_and(|n| n.qlen_on())
+        self.ns3.as_ref().is_some_and(|n| n.qlen_on()) || self.mirror.1
     }
 
     /// One qlen.txt sample of switch egress ports (node, port, bytes).
@@ -338,22 +364,25 @@ impl Recorder {
         }
     }
 
-    /// Takes the histograms the partitions' journals kept: each port's queue
-    /// histogram from the partition `owner(gid)` gives, and every partition's
-    /// delay counts.
-    pub fn absorb(&mut self, shards: &mut [journal::Journal], owner: impl Fn(EgressId) -> usize) {
+    /// Takes the histograms the partitions' journals kept (by partition): each
+    /// port's queue histogram from the partition `owner(gid)` gives, and every
+    /// partition's delay counts.
+    pub fn absorb(
+        &mut self,
+        queue_hists: &mut [Option<hist::QueueHists>],
+        latency: &[Option<hist::CountHist>],
+        owner: impl Fn(EgressId) -> usize,
+    ) {
         if let Some(h) = self.queue_hist.as_mut() {
             for w in &self.watched {
-                if let Some(s) = shards[owner(w.gid)].wants.queue_hist.as_mut() {
+                if let Some(s) = queue_hists[owner(w.gid)].as_mut() {
                     h.adopt(w.gid, s);
                 }
             }
         }
         if let Some((_, h)) = self.latency.as_mut() {
-            for s in shards.iter() {
-                if let Some((_, c)) = &s.wants.latency {
-                    h.merge(c);
-                }
+            for c in latency.iter().flatten() {
+                h.merge(c);
             }
         }
     }
@@ -364,7 +393,7 @@ impl Recorder {
     }
 
     pub fn link_util_on(&self) -> bool {
-        self.link_util.is_some()
+        self.link_util.is_some() || self.mirror.0
     }
 
     /// One link-utilization row per watched port (in `watched()` order).

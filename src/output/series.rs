@@ -82,9 +82,10 @@ impl LinkUtil {
 }
 
 /// Sender and receiver counters of one flow at a sampling instant.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlowCounters {
     /// The controller's pacing rate.
+    #[serde(with = "crate::units::raw_rate")]
     pub rate: Rate,
     pub window: Option<u64>,
     /// Payload bytes sent, retransmissions included.

@@ -10,6 +10,9 @@
 //! Each flow's ideal FCT, base RTT and BDP come from the run's [`path_model`].
 
 mod crew;
+#[cfg(feature = "mpi")]
+mod distributed;
+mod ends;
 pub mod limits;
 pub mod mmu_config;
 pub mod ns3_paths;
@@ -18,6 +21,8 @@ pub mod partition;
 pub mod path_model;
 pub mod paths;
 mod pfc;
+#[cfg(feature = "mpi")]
+mod ranks;
 
 use crate::config::RunConfig;
 use crate::engine::{EventQueue, Key};
@@ -29,7 +34,7 @@ use crate::node::{Event, MAX_EVENT_INDEX, Packed, Progress, Sampler};
 use crate::output::journal::{Applied, Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{Engine, Recorder, RunInfo, RunOutputs};
-use crate::port::Egress;
+use crate::port::{CLASSES, Egress};
 use crate::switch::ecmp;
 use crate::switch::flowctl::{PortFacts, SwitchFc};
 use crate::switch::mmu::Mmu;
@@ -37,6 +42,7 @@ use crate::switch::{Switch, SwitchConfig, SwitchPort};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
+use ends::PartEnd;
 use part::{Part, Slot, next_grid};
 use path_model::PathModel;
 use rand::SeedableRng;
@@ -68,6 +74,9 @@ pub struct RunOptions {
     /// Threads (partitions) to run on (`--threads`); `None` = the scenario's
     /// `run.threads`. Outputs do not depend on it (docs/parallel.md).
     pub threads: Option<usize>,
+    /// Run on the MPI ranks of this process's world, one partition each
+    /// (`--mpi`; cargo feature `mpi`). The caller has initialized MPI.
+    pub mpi: bool,
 }
 
 /// What every partition reads and none writes: the configuration, the flows
@@ -150,9 +159,15 @@ pub struct Sim {
     engine: Engine,
     /// 1 when the run ended at an event past the stop time (it is counted).
     past_event: u64,
+    /// The MPI ranks of a run on them (this process runs one partition).
+    #[cfg(feature = "mpi")]
+    ranks: Option<std::rc::Rc<ranks::Ranks>>,
 }
 
 use limits::STALL_LIMIT;
+
+/// Why `--mpi` fails in a build without MPI.
+pub const NO_MPI: &str = "--mpi: this rocesim was built without MPI; build it with `cargo build --release --features mpi` (needs OpenMPI and libclang, docs/parallel.md)";
 
 /// Events between checks of the output volume and progress reports.
 const CHECK_EVERY: u64 = 0x10000;
@@ -173,7 +188,19 @@ impl Sim {
     /// Builds the network and flows. `rec` receives the outputs.
     pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Result<Sim, Error> {
         let seed = opts.seed.unwrap_or(cfg.seed);
-        let n_parts = opts.threads.unwrap_or(cfg.threads).max(1);
+        #[cfg(feature = "mpi")]
+        let ranks = distributed::join(&cfg, opts)?;
+        #[cfg(feature = "mpi")]
+        let n_parts = match &ranks {
+            Some(r) => r.size,
+            None => opts.threads.unwrap_or(cfg.threads).max(1),
+        };
+        #[cfg(not(feature = "mpi"))]
+        let n_parts = if opts.mpi {
+            return Err(Error::Sim(NO_MPI.into()));
+        } else {
+            opts.threads.unwrap_or(cfg.threads).max(1)
+        };
         let topo = &cfg.topo;
         let model = &cfg.model;
         let grid = lookahead(&cfg, n_parts)?;
@@ -352,6 +379,8 @@ impl Sim {
             visit_epoch: 0,
             engine,
             past_event: 0,
+            #[cfg(feature = "mpi")]
+            ranks: ranks.map(std::rc::Rc::new),
         })
     }
 
@@ -435,10 +464,13 @@ impl Sim {
         // Events after the stop time or the limit are not handled.
         let last = stop.min(limit);
         let stop_bound: Key = (last.0.saturating_add(1), 0);
-        let total = self.sh.flows.len();
         let t0 = Instant::now();
         let mut ending = None;
-        if self.parts.len() > 1 {
+        #[cfg(feature = "mpi")]
+        if let Some(r) = self.ranks.clone() {
+            ending = Some(self.run_ranks(&r, stop_bound, progress));
+        }
+        if ending.is_none() && self.parts.len() > 1 {
             ending = self.run_windows(stop_bound, progress);
         }
         self.engine.windowed_seconds = t0.elapsed().as_secs_f64();
@@ -448,20 +480,42 @@ impl Sim {
             None => self.run_ordered(stop_bound, progress),
         };
         self.engine.ordered_seconds = t1.elapsed().as_secs_f64();
+        self.conclude(ending, wall, progress)
+    }
+
+    /// Ends a run that ended with `ending` (started at `wall`): checks the
+    /// limits and writes the outputs, from the partitions' ends.
+    fn conclude(
+        mut self,
+        ending: Ending,
+        wall: Instant,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Result<RunOutputs, Error> {
+        let total = self.sh.flows.len();
+        let limit = SimTime(self.limits.max_sim_time.ps());
+        let stop = self.sh.cfg.stop.unwrap_or(SimTime::MAX);
+        let ends = self.ends();
         // A run that stops at the stop time ends at the first event past it,
-        // which is counted (as the sequential engine always did).
+        // which is counted (as the sequential engine always did); otherwise at
+        // its last event.
         let end = match ending {
             Ending::Past(t) => {
                 self.past_event = 1;
                 t
             }
-            _ => self.end_time(),
+            _ => ends
+                .iter()
+                .map(|e| e.now)
+                .chain(std::iter::once(self.gq.now()))
+                .max()
+                .unwrap_or(SimTime::ZERO),
         };
-        let done = self.progress().done;
+        let done = ends.iter().map(|e| e.progress.done).sum::<usize>();
         progress(end, done, total);
         let over = match ending {
             Ending::Deadlock => {
-                return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64());
+                let unfinished = total - done;
+                return self.stop_on_deadlock(end, wall.elapsed().as_secs_f64(), ends, unfinished);
             }
             Ending::Failed(e) => return Err(e),
             Ending::Stalled(t) => {
@@ -489,18 +543,27 @@ impl Sim {
         if let Some(e) = over {
             return Err(e.into());
         }
-        self.finish(end, wall.elapsed().as_secs_f64())
+        self.finish(end, wall.elapsed().as_secs_f64(), ends)
     }
 
-    /// The time of the last event handled (or of the first one past the stop
-    /// time, which ends the run).
-    fn end_time(&self) -> SimTime {
-        self.parts
-            .iter()
-            .map(|p| p.q.now())
-            .chain(std::iter::once(self.gq.now()))
-            .max()
-            .unwrap_or(SimTime::ZERO)
+    /// Every partition's end ([`Part::end`]), in partition order: this
+    /// process's, or with MPI every rank's.
+    fn ends(&mut self) -> Vec<PartEnd> {
+        let busy = std::mem::take(&mut self.engine.part_busy_seconds);
+        let busy_of = |i: usize| busy.get(i).copied().unwrap_or(0.0);
+        #[cfg(feature = "mpi")]
+        if let Some(r) = &self.ranks {
+            let me = r.rank;
+            let mine = self.parts[me].end(&self.sh, busy_of(me));
+            self.engine.window_events = r.all_sum(&[self.engine.window_events])[0];
+            return r.all_gather_obj(&mine);
+        }
+        let sh = &self.sh;
+        let mut ends = Vec::new();
+        for (i, p) in self.parts.iter_mut().enumerate() {
+            ends.push(p.end(sh, busy_of(i)));
+        }
+        ends
     }
 
     /// The earliest pending event of any partition (key, partition).
@@ -644,11 +707,17 @@ impl Sim {
     /// Applies the partitions' journals to the recorder and the diagnostics,
     /// merged in event-key order: the order one thread would have made them in.
     fn apply_journals(&mut self) {
-        let mut notes: Vec<_> = self
+        let lists = self
             .parts
             .iter_mut()
-            .map(|p| p.journal.drain().collect::<Vec<_>>().into_iter().peekable())
+            .map(|p| p.journal.drain().collect())
             .collect();
+        self.merge_notes(lists);
+    }
+
+    /// Applies the partitions' notes (`lists`, each in key order) in key order.
+    fn merge_notes(&mut self, lists: Vec<Vec<(Key, crate::output::journal::Note)>>) {
+        let mut notes: Vec<_> = lists.into_iter().map(|l| l.into_iter().peekable()).collect();
         loop {
             let mut best: Option<(Key, usize)> = None;
             for (i, it) in notes.iter_mut().enumerate() {
@@ -823,48 +892,48 @@ impl Sim {
         false
     }
 
-    fn finish(mut self, end: SimTime, wall_seconds: f64) -> Result<RunOutputs, Error> {
-        self.close_pfc_diagnostics(end);
-        let mut shards: Vec<Journal> = self
-            .parts
-            .iter_mut()
-            .map(|p| std::mem::take(&mut p.journal))
-            .collect();
+    /// Writes the outputs of a run that ended at `end`, from the partitions'
+    /// `ends` and the dispatcher's recorder and diagnostics.
+    fn finish(
+        mut self,
+        end: SimTime,
+        wall_seconds: f64,
+        mut ends: Vec<PartEnd>,
+    ) -> Result<RunOutputs, Error> {
+        let n_egress = self.sh.egress_owner.len();
+        let egress = ends::egress_table(&ends, n_egress);
+        self.close_pfc_diagnostics(end, &egress);
+        let mut queue_hists: Vec<_> = ends.iter_mut().map(|e| e.queue_hist.take()).collect();
+        let delays: Vec<_> = ends.iter_mut().map(|e| e.latency.take()).collect();
         let sh = &self.sh;
-        self.rec.absorb(&mut shards, |gid| {
+        self.rec.absorb(&mut queue_hists, &delays, |gid| {
             sh.node_part[sh.egress_owner[gid.idx()].0.idx()] as usize
         });
         // Close the queue histograms at the end of the run.
+        let mut queued = vec![0u64; n_egress];
+        for &(gid, bytes) in ends.iter().flat_map(|e| &e.queued) {
+            queued[gid.idx()] = bytes;
+        }
         for i in 0..self.rec.watched().len() {
-            let w = self.rec.watched()[i];
-            let bytes = self.switch_port(w.node, w.port).bytes;
-            self.rec.queue_change(w.gid, end, bytes);
+            let gid = self.rec.watched()[i].gid;
+            self.rec.queue_change(gid, end, queued[gid.idx()]);
         }
-        let paused: Delta = self
-            .parts
+        let paused: Delta = egress
             .iter()
-            .flat_map(|p| {
-                p.switches
-                    .iter()
-                    .flat_map(|s| s.ports.iter().map(|p| p.eg.paused_time(end)))
-                    .chain(p.nics.iter().map(|n| n.eg.paused_time(end)))
-            })
+            .flat_map(|e| (0..CLASSES).map(move |c| e.paused(c, end)))
             .fold(Delta::ZERO, |a, b| a + b);
-        let switches = || self.parts.iter().flat_map(|p| p.switches.iter());
-        let max_queue = switches()
-            .flat_map(|s| s.ports.iter().map(|p| p.peak_bytes))
-            .max()
-            .unwrap_or(0);
-        let max_buffer = switches().map(|s| s.mmu.peak_used()).max().unwrap_or(0);
+        let max_queue = ends.iter().map(|e| e.max_queue).max().unwrap_or(0);
+        let max_buffer = ends.iter().map(|e| e.max_buffer).max().unwrap_or(0);
         let mut stats = Stats::default();
-        for p in &self.parts {
-            stats.add(&p.stats);
+        for e in &ends {
+            stats.add(&e.stats);
         }
-        let events = self.parts.iter().map(|p| p.q.processed()).sum::<u64>()
-            + self.gq.processed()
-            + self.past_event;
-        self.engine.part_events = self.parts.iter().map(|p| p.q.processed()).collect();
-        self.engine.crossed_packets = self.parts.iter().map(|p| p.crossed).sum();
+        let events = ends.iter().map(|e| e.events).sum::<u64>() + self.gq.processed() + self.past_event;
+        self.engine.part_events = ends.iter().map(|e| e.events).collect();
+        if ends.iter().any(|e| e.busy > 0.0) {
+            self.engine.part_busy_seconds = ends.iter().map(|e| e.busy).collect();
+        }
+        self.engine.crossed_packets = ends.iter().map(|e| e.crossed).sum();
         self.engine.ordered_events = events - self.engine.window_events;
         let summary = crate::output::SummaryInput {
             flows_total: self.sh.flows.len(),
@@ -876,12 +945,12 @@ impl Sim {
             max_buffer_bytes: max_buffer,
             wall_seconds,
             base_rtt: self.sh.nic_cfg.base_rtt,
-            peak_packets: self.parts.iter().map(|p| p.pool.peak()).sum(),
-            peak_events: self.parts.iter().map(|p| p.q.peak_len()).sum(),
+            peak_packets: ends.iter().map(|e| e.peak_packets).sum(),
+            peak_events: ends.iter().map(|e| e.peak_events).sum(),
             pfc: self.pfc_headline(),
             engine: std::mem::take(&mut self.engine),
         };
-        for (name, bytes) in self.pfc_files(end, &summary.stats) {
+        for (name, bytes) in self.pfc_files(end, &summary.stats, &egress) {
             self.rec.add_file(name, bytes);
         }
         self.rec.finish(summary)
@@ -912,13 +981,6 @@ impl Sim {
         &self.parts[self.sh.node_part[node.idx()] as usize].switches[l]
     }
 
-    /// Switch `si` and the pool its packets are in.
-    fn switch_and_pool(&self, si: SwitchIdx) -> (&Switch, &crate::packet::PacketPool) {
-        let node = self.sh.cfg.topo.switches[si.idx()];
-        let part = &self.parts[self.sh.node_part[node.idx()] as usize];
-        (&part.switches[self.sh.switch_local(node)], &part.pool)
-    }
-
     fn switch_port(&self, node: NodeId, port: u16) -> &crate::switch::SwitchPort {
         &self.switch(node).ports[port as usize]
     }
@@ -945,6 +1007,12 @@ impl Sim {
             })
             .collect();
         let n_egress = self.sh.egress_owner.len();
+        #[cfg(feature = "mpi")]
+        if self.ranks.as_ref().is_some_and(|r| r.rank != 0) {
+            let info = Self::run_info(&self.sh.cfg);
+            self.rec.configure_mirror(info, n_egress, watched);
+            return Ok(());
+        }
         self.rec
             .configure(Self::run_info(&self.sh.cfg), n_egress, watched)
     }
@@ -952,9 +1020,9 @@ impl Sim {
     fn sample(&mut self, now: SimTime, what: Sampler) {
         let iv = match what {
             Sampler::Queues => {
-                for &(node, port) in &self.watched_ports {
-                    let bytes = self.switch_port(node, port).bytes;
-                    self.rec.queue_sample(now, node, port, bytes);
+                let bytes = self.port_values(&self.watched_ports, |sp| [sp.bytes]);
+                for (&(node, port), [b]) in self.watched_ports.iter().zip(bytes) {
+                    self.rec.queue_sample(now, node, port, b);
                 }
                 self.sh.cfg.output.queue_interval
             }
@@ -965,16 +1033,14 @@ impl Sim {
             Sampler::Ns3Qlen => {
                 // third.cc monitor_buffer: every switch egress port, every 100 ns.
                 let end = self.sh.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
-                let sh = &self.sh;
-                let parts = &self.parts;
-                let ports = sh.cfg.topo.switches.iter().flat_map(|&node| {
-                    let sw =
-                        &parts[sh.node_part[node.idx()] as usize].switches[sh.switch_local(node)];
-                    sw.ports
-                        .iter()
-                        .enumerate()
-                        .map(move |(p, sp)| (node, p as u16, sp.bytes))
-                });
+                let topo = &self.sh.cfg.topo;
+                let all: Vec<(NodeId, u16)> = topo
+                    .switches
+                    .iter()
+                    .flat_map(|&s| (0..topo.ports[s.idx()].len() as u16).map(move |p| (s, p)))
+                    .collect();
+                let bytes = self.port_values(&all, |sp| [sp.bytes]);
+                let ports = all.iter().zip(bytes).map(|(&(n, p), [b])| (n, p, b));
                 self.rec.ns3_qlen_sample(now, ports, now >= end);
                 (now < end).then_some(Delta::from_ns(crate::output::ns3::QLEN_INTERVAL_NS))
             }
@@ -991,27 +1057,69 @@ impl Sim {
     }
 
     fn sample_links(&mut self, now: SimTime) {
+        let values = self.port_values(&self.watched_ports, |sp| {
+            let eg = &sp.eg;
+            let in_progress = if eg.busy_until > now {
+                eg.rate.bytes_in(eg.busy_until.since(now))
+            } else {
+                0
+            };
+            [
+                eg.tx_bytes.saturating_sub(in_progress),
+                eg.tx_bytes,
+                eg.tx_data_bytes,
+            ]
+        });
         let counters: Vec<crate::output::PortCounters> = self
             .watched_ports
             .iter()
-            .map(|&(node, port)| {
-                let eg = &self.switch_port(node, port).eg;
-                let in_progress = if eg.busy_until > now {
-                    eg.rate.bytes_in(eg.busy_until.since(now))
-                } else {
-                    0
-                };
-                crate::output::PortCounters {
-                    node,
-                    port,
-                    rate: eg.rate,
-                    done_bytes: eg.tx_bytes.saturating_sub(in_progress),
-                    tx_bytes: eg.tx_bytes,
-                    data_bytes: eg.tx_data_bytes,
-                }
+            .zip(values)
+            .map(|(&(node, port), [done, tx, data])| crate::output::PortCounters {
+                node,
+                port,
+                rate: self.switch_port(node, port).eg.rate,
+                done_bytes: done,
+                tx_bytes: tx,
+                data_bytes: data,
             })
             .collect();
         self.rec.link_util_sample(now, &counters);
+    }
+
+    /// The partitions this process runs: all of them, or with MPI its rank's.
+    fn owned_parts(&self) -> &[Part] {
+        #[cfg(feature = "mpi")]
+        if let Some(r) = &self.ranks {
+            return std::slice::from_ref(&self.parts[r.rank]);
+        }
+        &self.parts
+    }
+
+    /// `f` of each switch port of `ports`, read in the partition that has it
+    /// (with MPI, summed over the ranks: each gives its own ports' and zeros).
+    fn port_values<const N: usize>(
+        &self,
+        ports: &[(NodeId, u16)],
+        f: impl Fn(&SwitchPort) -> [u64; N],
+    ) -> Vec<[u64; N]> {
+        #[cfg(feature = "mpi")]
+        if let Some(r) = &self.ranks {
+            let mut v = vec![0u64; ports.len() * N];
+            for (k, &(node, port)) in ports.iter().enumerate() {
+                if self.sh.node_part[node.idx()] as usize == r.rank {
+                    v[k * N..(k + 1) * N].copy_from_slice(&f(self.switch_port(node, port)));
+                }
+            }
+            return r
+                .all_sum(&v)
+                .chunks_exact(N)
+                .map(|c| c.try_into().expect("chunks of N"))
+                .collect();
+        }
+        ports
+            .iter()
+            .map(|&(node, port)| f(self.switch_port(node, port)))
+            .collect()
     }
 
     /// Active flows in host order (each NIC's in its order), as one thread

@@ -4,6 +4,7 @@
 //! files (rendered by `output::pfc_report`). Sending and receiving PFC frames is the nodes' business
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
+use super::ends::{EgressEnd, PartEnd};
 use super::{Sim, Slot};
 use crate::error::Error;
 use crate::ids::{EgressId, SwitchIdx};
@@ -11,31 +12,25 @@ use crate::node::{Event, Sampler};
 use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
 use crate::output::pfc_report::{self, PortPauses};
 use crate::output::{PfcHeadline, RunOutputs};
-use crate::port::{CLASSES, Egress};
+use crate::port::CLASSES;
 use crate::stats::Stats;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 
 impl Sim {
-    fn egress(&self, gid: EgressId) -> &Egress {
-        let (node, port) = self.sh.egress_owner[gid.idx()];
-        match self.sh.place[node.idx()] {
-            Slot::Host(_) => &self.nic(node).eg,
-            Slot::Switch(_) => &self.switch(node).ports[port as usize].eg,
-        }
-    }
-
     /// The dispatcher's deadlock event, on the window grid: searches from the
     /// queues paused since the last one (while there is no candidate), then
     /// confirms a candidate that is due. Returns true on a deadlock.
     ///
     /// The search reads the queues of every switch, so it runs between the
     /// partitions' windows, at the first grid point after the pause: the same
-    /// point with any number of threads.
+    /// point with any number of threads or ranks. It reads them through a
+    /// [`PauseView`] taken once for the event.
     pub(super) fn deadlock_search(&mut self, now: SimTime) -> bool {
+        let view = self.pause_view();
         for (si, port, class) in std::mem::take(&mut self.searches) {
             if self.diag.candidate.is_none() {
-                self.look_for_deadlock(now, si, port, class);
+                self.look_for_deadlock(&view, now, si, port, class);
             }
         }
         if self
@@ -44,27 +39,77 @@ impl Sim {
             .as_ref()
             .is_some_and(|c| c.confirm_at <= now)
         {
-            self.confirm_deadlock(now);
+            self.confirm_deadlock(&view, now);
         }
         self.diag.deadlock.is_some()
+    }
+
+    /// The pause state of every egress port now: this process's partitions
+    /// read directly; with MPI, every rank's summed (each port is in one).
+    fn pause_view(&self) -> PauseView {
+        let n = self.sh.egress_owner.len();
+        let mut state = vec![0u64; n];
+        let mut tx = vec![0u64; n];
+        let mut from = Vec::new();
+        for p in self.owned_parts() {
+            for nic in &p.nics {
+                state[nic.eg.gid.idx()] = nic.eg.paused as u64;
+                tx[nic.eg.gid.idx()] = nic.eg.tx_data_bytes;
+            }
+            for sw in &p.switches {
+                for sp in &sw.ports {
+                    let g = sp.eg.gid;
+                    let mut queued = 0u8;
+                    for (c, q) in sp.queues.iter().enumerate() {
+                        if q.is_empty() {
+                            continue;
+                        }
+                        queued |= 1 << c;
+                        if sp.eg.is_paused(c as u8) {
+                            let mut ins: Vec<u16> =
+                                q.iter(&p.pool).map(|id| p.pool.get(id).ingress).collect();
+                            ins.sort_unstable();
+                            ins.dedup();
+                            from.extend(ins.into_iter().map(|i| (g.0, c as u8, i)));
+                        }
+                    }
+                    state[g.idx()] = sp.eg.paused as u64 | (queued as u64) << 8;
+                    tx[g.idx()] = sp.eg.tx_data_bytes;
+                }
+            }
+        }
+        #[cfg(feature = "mpi")]
+        if let Some(r) = &self.ranks {
+            state = r.all_sum(&state);
+            tx = r.all_sum(&tx);
+            from = r.all_gather_obj(&from).concat();
+        }
+        from.sort_unstable();
+        PauseView { state, tx, from }
     }
 
     /// Searches for a cycle of paused, non-empty queues through egress (`si`,
     /// `port`, `class`); a cycle becomes a candidate, confirmed (or not) at
     /// the deadlock event `diagnostics.deadlock_confirm` later.
-    fn look_for_deadlock(&mut self, now: SimTime, si: SwitchIdx, port: u16, class: u8) {
-        let (sw, _) = self.switch_and_pool(si);
-        if sw.ports[port as usize].queues[class as usize].is_empty() {
+    fn look_for_deadlock(
+        &mut self,
+        view: &PauseView,
+        now: SimTime,
+        si: SwitchIdx,
+        port: u16,
+        class: u8,
+    ) {
+        if !view.queued(self.switch_gid(si, port), class) {
             return;
         }
-        let Some(cycle) = self.find_cycle(si, port, class) else {
+        let Some(cycle) = self.find_cycle(view, si, port, class) else {
             return;
         };
         let cycle = cycle
             .iter()
             .map(|&(s, p)| {
-                let eg = &self.switch_and_pool(s).0.ports[p as usize].eg;
-                (eg.gid, eg.tx_data_bytes)
+                let gid = self.switch_gid(s, p);
+                (gid, view.tx[gid.idx()])
             })
             .collect();
         let confirm_at = now + self.sh.cfg.diag.deadlock_confirm;
@@ -80,14 +125,25 @@ impl Sim {
             .schedule_cold_lead(confirm_at, u32::MAX, Event::Sample { what }.pack());
     }
 
+    /// The egress id of switch `si`'s port `port`.
+    fn switch_gid(&self, si: SwitchIdx, port: u16) -> EgressId {
+        self.sh.gid(self.sh.cfg.topo.switches[si.idx()], port)
+    }
+
     /// Depth-first search over paused, non-empty egress queues of `class`: from
     /// egress (s, p), the switch downstream of it waits on each of its paused
     /// queues that holds packets that came in through p's link. Returns a cycle
     /// (switch index, port) in wait order, if there is one.
-    fn find_cycle(&mut self, si: SwitchIdx, port: u16, class: u8) -> Option<Vec<(SwitchIdx, u16)>> {
+    fn find_cycle(
+        &mut self,
+        view: &PauseView,
+        si: SwitchIdx,
+        port: u16,
+        class: u8,
+    ) -> Option<Vec<(SwitchIdx, u16)>> {
         self.visit_epoch = self.visit_epoch.wrapping_add(1).max(1);
         let mut visit = std::mem::take(&mut self.visit);
-        let cycle = self.search_cycle(&mut visit, si, port, class);
+        let cycle = self.search_cycle(view, &mut visit, si, port, class);
         self.visit = visit;
         cycle
     }
@@ -95,47 +151,42 @@ impl Sim {
     /// [`Self::find_cycle`] with the visit marks apart.
     fn search_cycle(
         &self,
+        view: &PauseView,
         visit: &mut [u32],
         si: SwitchIdx,
         port: u16,
         class: u8,
     ) -> Option<Vec<(SwitchIdx, u16)>> {
         let epoch = self.visit_epoch;
-        let c = class as usize;
+        let topo = &self.sh.cfg.topo;
         let mut path = vec![(si, port)];
         let mut next_q = vec![0usize];
-        let first = self.switch_and_pool(si).0.ports[port as usize].eg.gid;
-        visit[first.idx()] = epoch;
+        visit[self.switch_gid(si, port).idx()] = epoch;
         while let Some(&(s, p)) = path.last() {
-            let eg = &self.switch_and_pool(s).0.ports[p as usize].eg;
-            let (peer, inp) = (eg.peer, eg.peer_port);
+            let link = &topo.ports[topo.switches[s.idx()].idx()][p as usize];
+            let (peer, inp) = (link.peer, link.peer_port);
             let Slot::Switch(_) = self.sh.place[peer.idx()] else {
                 path.pop();
                 next_q.pop();
                 continue;
             };
-            let t = self.sh.cfg.topo.switch_idx(peer);
-            let (tsw, pool) = self.switch_and_pool(t);
+            let t = topo.switch_idx(peer);
+            let n_ports = topo.ports[peer.idx()].len();
             let depth = path.len() - 1;
             let mut step = None;
-            while next_q[depth] < tsw.ports.len() {
+            while next_q[depth] < n_ports {
                 let q = next_q[depth];
                 next_q[depth] += 1;
-                let sp = &tsw.ports[q];
-                if !sp.eg.is_paused(class) || sp.queues[c].is_empty() {
-                    continue;
-                }
-                if !sp.queues[c]
-                    .iter(pool)
-                    .any(|id| pool.get(id).ingress == inp)
+                let g = self.sh.gid(peer, q as u16);
+                if !view.paused(g, class) || !view.queued(g, class) || !view.holds(g, class, inp)
                 {
                     continue;
                 }
                 if let Some(at) = path.iter().position(|&x| x == (t, q as u16)) {
                     return Some(path[at..].to_vec());
                 }
-                if visit[sp.eg.gid.idx()] != epoch {
-                    visit[sp.eg.gid.idx()] = epoch;
+                if visit[g.idx()] != epoch {
+                    visit[g.idx()] = epoch;
                     step = Some((t, q as u16));
                     break;
                 }
@@ -156,19 +207,16 @@ impl Sim {
 
     /// At the candidate's confirmation time: still paused, non-empty and silent
     /// everywhere means deadlock; otherwise look again from the same queue.
-    fn confirm_deadlock(&mut self, now: SimTime) {
+    fn confirm_deadlock(&mut self, view: &PauseView, now: SimTime) {
         let cand = self.diag.candidate.take().expect("a candidate is due");
         let class = cand.class;
         let stuck = cand.cycle.iter().all(|&(gid, tx)| {
-            let (node, port) = self.sh.egress_owner[gid.idx()];
-            let eg = self.egress(gid);
+            let (node, _) = self.sh.egress_owner[gid.idx()];
             let queued = match self.sh.place[node.idx()] {
-                Slot::Switch(_) => {
-                    !self.switch(node).ports[port as usize].queues[class as usize].is_empty()
-                }
+                Slot::Switch(_) => view.queued(gid, class),
                 Slot::Host(_) => false,
             };
-            eg.is_paused(class) && eg.tx_data_bytes == tx && queued
+            view.paused(gid, class) && view.tx[gid.idx()] == tx && queued
         });
         if stuck {
             let cycle = cand
@@ -192,13 +240,19 @@ impl Sim {
             let (node, port) = self.sh.egress_owner[cand.cycle[0].0.idx()];
             if let Slot::Switch(_) = self.sh.place[node.idx()] {
                 let s = self.sh.cfg.topo.switch_idx(node);
-                self.look_for_deadlock(now, s, port, class);
+                self.look_for_deadlock(view, now, s, port, class);
             }
         }
     }
 
     /// Ends a deadlocked run: writes every output, then reports the cycle.
-    pub(super) fn stop_on_deadlock(self, end: SimTime, wall: f64) -> Result<RunOutputs, Error> {
+    pub(super) fn stop_on_deadlock(
+        self,
+        end: SimTime,
+        wall: f64,
+        ends: Vec<PartEnd>,
+        unfinished: usize,
+    ) -> Result<RunOutputs, Error> {
         let d = self.diag.deadlock.clone().expect("a deadlock was found");
         let cycle: Vec<String> = d
             .cycle
@@ -214,8 +268,7 @@ impl Sim {
             .collect();
         let source = self.sh.cfg.source.clone();
         let total = self.sh.flows.len();
-        let unfinished = total - self.progress().done;
-        let out = self.finish(end, wall)?;
+        let out = self.finish(end, wall, ends)?;
         let wrote = match &out.out_dir {
             Some(dir) => format!(
                 "wrote fct.csv, pfc.csv, pfc_ports.csv, pfc_diagnostics.json, queue.csv and summary.json to {}",
@@ -230,15 +283,14 @@ impl Sim {
         )))
     }
 
-    /// Closes open pause intervals for the storm windows.
-    pub(super) fn close_pfc_diagnostics(&mut self, end: SimTime) {
-        for g in 0..self.sh.egress_owner.len() {
-            let gid = EgressId::from_idx(g);
+    /// Closes open pause intervals for the storm windows (`egress`: every
+    /// egress port's end state, by id).
+    pub(super) fn close_pfc_diagnostics(&mut self, end: SimTime, egress: &[EgressEnd]) {
+        for e in egress {
             for c in 0..CLASSES as u8 {
-                let eg = self.egress(gid);
-                if eg.is_paused(c) {
-                    let since = eg.paused_since[c as usize];
-                    self.diag.paused_interval(gid, c, since, end);
+                if e.is_paused(c) {
+                    let since = e.since[c as usize];
+                    self.diag.paused_interval(e.gid, c, since, end);
                 }
             }
         }
@@ -256,24 +308,24 @@ impl Sim {
 
     /// `pfc_ports.csv` and `pfc_diagnostics.json`, rendered by the recorder from
     /// each port's paused time and the flows' ends.
-    /// `stats` are the run's totals (summed over the partitions).
-    pub(super) fn pfc_files(&self, end: SimTime, stats: &Stats) -> Vec<(&'static str, Vec<u8>)> {
-        let ports: Vec<PortPauses> = (0..self.sh.egress_owner.len())
-            .map(|g| {
-                let gid = EgressId::from_idx(g);
-                let (node, port) = self.sh.egress_owner[g];
-                let eg = self.egress(gid);
+    /// `stats` are the run's totals (summed over the partitions), `egress`
+    /// every egress port's end state.
+    pub(super) fn pfc_files(
+        &self,
+        end: SimTime,
+        stats: &Stats,
+        egress: &[EgressEnd],
+    ) -> Vec<(&'static str, Vec<u8>)> {
+        let ports: Vec<PortPauses> = egress
+            .iter()
+            .map(|e| {
+                let (node, port) = self.sh.egress_owner[e.gid.idx()];
                 let mut paused = [Delta::ZERO; CLASSES];
                 for (c, p) in paused.iter_mut().enumerate() {
-                    let open = if eg.is_paused(c as u8) {
-                        end.since(eg.paused_since[c])
-                    } else {
-                        Delta::ZERO
-                    };
-                    *p = eg.paused_total[c] + open;
+                    *p = e.paused(c, end);
                 }
                 PortPauses {
-                    gid,
+                    gid: e.gid,
                     node,
                     port,
                     paused,
@@ -285,5 +337,32 @@ impl Sim {
             let f = &flows[fid.idx()];
             (f.src, f.dst)
         })
+    }
+}
+
+/// The pause state of every egress port at one deadlock event, by egress id.
+struct PauseView {
+    /// Bits 0-7: classes paused; bits 8-15: classes with packets queued.
+    state: Vec<u64>,
+    /// Data bytes sent.
+    tx: Vec<u64>,
+    /// (egress id, class, ingress port) of the packets in paused, non-empty
+    /// queues, sorted.
+    from: Vec<(u32, u8, u16)>,
+}
+
+impl PauseView {
+    fn paused(&self, g: EgressId, class: u8) -> bool {
+        self.state[g.idx()] & 1 << class != 0
+    }
+
+    fn queued(&self, g: EgressId, class: u8) -> bool {
+        self.state[g.idx()] & 1 << (8 + class) != 0
+    }
+
+    /// Whether the paused queue (`g`, `class`) holds a packet that came in
+    /// through port `ingress`.
+    fn holds(&self, g: EgressId, class: u8, ingress: u16) -> bool {
+        self.from.binary_search(&(g.0, class, ingress)).is_ok()
     }
 }

@@ -1,0 +1,313 @@
+//! One run across MPI ranks (`rocesim run --mpi`, docs/parallel.md): rank `r`
+//! runs partition `r` with the same windows as threads do ([`Sim`]'s
+//! `run_windows`), and every rank keeps the whole dispatcher — the recorder,
+//! the PFC diagnostics, the samplers' and deadlock searches' queue — applying
+//! every rank's journal in the same key order. Only rank 0's recorder writes
+//! files. What the dispatcher reads from nodes it gathers: each rank gives
+//! the values of its own nodes (port queues for the samplers, pause state for
+//! the deadlock search, the partitions' ends), summed or concatenated over
+//! the ranks. The outputs are byte-identical to a run on one thread.
+
+use super::part::next_grid;
+use super::ranks::{Ranks, decode, encode};
+use super::{CHECK_EVERY, Ending, Sim, STALL_LIMIT};
+use crate::engine::Key;
+use crate::error::{Error, InputError};
+use crate::node::{Progress, Transit};
+use crate::output::journal::Note;
+use crate::units::SimTime;
+use std::time::Instant;
+
+/// Fields of each rank's report at the top of a step.
+const HEAD: usize = 0;
+const INBOX: usize = 2;
+const STARTED: usize = 4;
+const DONE: usize = 5;
+const SENT_ALL: usize = 6;
+const LAST: usize = 7;
+/// Rank 0: its output bytes when they exceed the limit, else 0.
+const OVER: usize = 8;
+/// The time + 1 at which the rank saw the run stall, else 0.
+const STALLED: usize = 9;
+const FIELDS: usize = 10;
+
+const NONE: u64 = u64::MAX;
+
+fn put_key(v: &mut [u64], at: usize, k: Option<Key>) {
+    let (a, b) = k.unwrap_or((NONE, NONE));
+    v[at] = a;
+    v[at + 1] = b;
+}
+
+fn get_key(v: &[u64], at: usize) -> Option<Key> {
+    (v[at] != NONE || v[at + 1] != NONE).then_some((v[at], v[at + 1]))
+}
+
+/// The MPI world of a run that asks for it (`RunOptions::mpi`), checked
+/// against what a run on ranks cannot do yet.
+pub(super) fn join(cfg: &crate::config::RunConfig, opts: &super::RunOptions) -> Result<Option<Ranks>, Error> {
+    if !opts.mpi {
+        return Ok(None);
+    }
+    if opts.threads.unwrap_or(1) > 1 {
+        return Err(InputError::new(
+            "--threads",
+            "",
+            "give --threads or --mpi, not both: with --mpi each rank runs one partition",
+        )
+        .into());
+    }
+    let out = &cfg.output;
+    let unsupported = if out.flow_rates.is_some() {
+        Some("output.flow_rates")
+    } else if opts.trace_rates.is_some() {
+        Some("rate tracing")
+    } else {
+        None
+    };
+    if let Some(what) = unsupported {
+        return Err(InputError::new(
+            cfg.source.clone(),
+            what,
+            "per-flow rate samples are not supported with --mpi (they read both ends of each flow); run without --mpi (threads give the same bytes) or drop it",
+        )
+        .into());
+    }
+    Ok(Some(Ranks::world()))
+}
+
+impl Sim {
+    /// The run loop on MPI ranks: windows while some flow has a byte never
+    /// sent, then the rest one rank at a time, each running its events up to
+    /// the next event of any other rank (as `run_ordered` does for threads).
+    pub(super) fn run_ranks(
+        &mut self,
+        r: &Ranks,
+        stop_bound: Key,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Ending {
+        let me = r.rank;
+        let total = self.sh.flows.len();
+        let mut inbox_min: Option<Key> = None;
+        let mut stalled: Option<SimTime> = None;
+        let mut windows_phase = true;
+        let mut next_check = CHECK_EVERY;
+        self.engine.part_busy_seconds = vec![0.0; r.size];
+        let search_bound = self.sh.cfg.diag.deadlock && self.sh.cfg.flowctl.enabled;
+        self.parts[me].head = self.parts[me].q.head_key();
+        loop {
+            let mut mine = [0u64; FIELDS];
+            let p = &self.parts[me];
+            put_key(&mut mine, HEAD, p.head);
+            put_key(&mut mine, INBOX, inbox_min);
+            mine[STARTED] = p.progress.started as u64;
+            mine[DONE] = p.progress.done as u64;
+            mine[SENT_ALL] = p.progress.sent_all as u64;
+            mine[LAST] = p.progress.last.0;
+            if me == 0 {
+                let bytes = self.rec.output_bytes();
+                if bytes > self.limits.max_output_bytes {
+                    mine[OVER] = bytes;
+                }
+            }
+            mine[STALLED] = stalled.map_or(0, |t| t.0 + 1);
+            let all = r.all_gather(&mine);
+            let rank = |i: usize| &all[i * FIELDS..(i + 1) * FIELDS];
+            let mut pr = Progress::default();
+            for i in 0..r.size {
+                let v = rank(i);
+                pr.started += v[STARTED] as usize;
+                pr.done += v[DONE] as usize;
+                pr.sent_all += v[SENT_ALL] as usize;
+                pr.last = pr.last.max(SimTime(v[LAST]));
+            }
+            let heads: Vec<Option<Key>> = (0..r.size).map(|i| get_key(rank(i), HEAD)).collect();
+            let global = self.gq.head_key();
+            if let Some(t) = (0..r.size).map(|i| rank(i)[STALLED]).find(|&s| s != 0) {
+                return Ending::Stalled(SimTime(t - 1));
+            }
+            if rank(0)[OVER] != 0 {
+                let at = heads.iter().flatten().min().map_or(pr.last, |k| SimTime(k.0));
+                return Ending::OutputOver(at, rank(0)[OVER]);
+            }
+            if windows_phase && pr.sent_all == total {
+                // On to one rank at a time: the packets still in the inbox go
+                // into the links now, and every rank reports again.
+                windows_phase = false;
+                self.parts[me].take_inbox();
+                self.parts[me].head = self.parts[me].q.head_key();
+                inbox_min = None;
+                continue;
+            }
+            if windows_phase {
+                let inboxes = (0..r.size).filter_map(|i| get_key(rank(i), INBOX)).min();
+                let head = heads.iter().flatten().copied().chain(inboxes).min();
+                let start = match (head, global) {
+                    (None, None) => return Ending::Done,
+                    (Some(h), Some(g)) => h.min(g),
+                    (Some(h), None) => h,
+                    (None, Some(g)) => g,
+                };
+                if start >= stop_bound {
+                    return Ending::Past(SimTime(start.0));
+                }
+                if pr.done < pr.started && SimTime(start.0).since(pr.last) > STALL_LIMIT {
+                    return Ending::Stalled(SimTime(start.0));
+                }
+                let mut bound = (next_grid(start.0, self.grid), 0).min(stop_bound);
+                if let Some(g) = global {
+                    bound = bound.min(g);
+                }
+                if head.is_some_and(|h| h < bound) {
+                    let t = Instant::now();
+                    let n = self.parts[me].run_until(&self.sh, bound);
+                    self.engine.part_busy_seconds[me] += t.elapsed().as_secs_f64();
+                    self.engine.window_events += n;
+                    self.engine.windows += 1;
+                    let t = Instant::now();
+                    inbox_min = self.exchange_ranks(r);
+                    self.apply_rank_journals(r);
+                    self.engine.merge_seconds += t.elapsed().as_secs_f64();
+                }
+                if global == Some(bound) {
+                    let (now, ev) = self.gq.pop().expect("peeked");
+                    if self.global_event(now, ev.unpack()) {
+                        return Ending::Deadlock;
+                    }
+                }
+                if self.engine.window_events >= next_check {
+                    next_check = self.engine.window_events + CHECK_EVERY;
+                    progress(SimTime(bound.0), pr.done, total);
+                }
+                continue;
+            }
+            // One rank at a time.
+            if pr.done == total && pr.started == total {
+                return Ending::Done;
+            }
+            let first = heads
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| h.map(|k| (k, i)))
+                .min();
+            let Some((head, i)) = first else {
+                match global {
+                    None => return Ending::Done,
+                    Some(g) if g >= stop_bound => return Ending::Past(SimTime(g.0)),
+                    Some(_) => {
+                        let (now, ev) = self.gq.pop().expect("peeked");
+                        if self.global_event(now, ev.unpack()) {
+                            return Ending::Deadlock;
+                        }
+                        continue;
+                    }
+                }
+            };
+            let mut bound = stop_bound;
+            if let Some(g) = global {
+                bound = bound.min(g);
+            }
+            if head >= bound {
+                if global == Some(bound) && bound < stop_bound {
+                    let (now, ev) = self.gq.pop().expect("peeked");
+                    if self.global_event(now, ev.unpack()) {
+                        return Ending::Deadlock;
+                    }
+                    continue;
+                }
+                let first = global.map_or(head, |g| g.min(head));
+                return Ending::Past(SimTime(first.0));
+            }
+            for (j, h) in heads.iter().enumerate() {
+                if j != i
+                    && let Some(k) = *h
+                {
+                    bound = bound.min(k);
+                }
+            }
+            if search_bound {
+                // A pause this step makes is searched for at the next grid
+                // point: the step must not run past it.
+                bound = bound.min((next_grid(head.0, self.grid), 0));
+            }
+            if i == me {
+                stalled = self.step_rank(me, bound, pr, total);
+            }
+            self.exchange_ranks(r);
+            let p = &mut self.parts[me];
+            p.take_inbox();
+            p.head = p.q.head_key();
+            self.apply_rank_journals(r);
+        }
+    }
+
+    /// Rank `me`'s turn: its events below `bound` (and below the arrival of
+    /// any packet it sends another rank), until the run completes or stalls
+    /// (returned). `pr` is the run's progress before the turn.
+    fn step_rank(&mut self, me: usize, mut bound: Key, pr: Progress, total: usize) -> Option<SimTime> {
+        let sh = &self.sh;
+        let p = &mut self.parts[me];
+        let others = (pr.started - p.progress.started, pr.done - p.progress.done);
+        while let Some(ev) = p.step(sh, bound) {
+            for t in p.outbox.iter().flatten() {
+                bound = bound.min(t.key());
+            }
+            let (started, done) = (others.0 + p.progress.started, others.1 + p.progress.done);
+            if done == total && started == total {
+                return None;
+            }
+            let now = p.q.now();
+            let last = p.progress.last.max(pr.last);
+            if matches!(ev, crate::node::Event::QpTimer { .. })
+                && done < started
+                && now.since(last) > STALL_LIMIT
+            {
+                return Some(now);
+            }
+        }
+        None
+    }
+
+    /// Sends each rank the packets this rank's partition has for it and
+    /// puts what the others sent in its inboxes; returns their earliest key.
+    fn exchange_ranks(&mut self, r: &Ranks) -> Option<Key> {
+        let p = &mut self.parts[r.rank];
+        p.count_crossed();
+        let send: Vec<Vec<u8>> = p
+            .outbox
+            .iter_mut()
+            .map(|o| {
+                if o.is_empty() {
+                    return Vec::new();
+                }
+                let b = encode(&o[..]);
+                o.clear();
+                b
+            })
+            .collect();
+        let mut min: Option<Key> = None;
+        for (from, bytes) in r.all_to_all_bytes(&send).into_iter().enumerate() {
+            if bytes.is_empty() {
+                continue;
+            }
+            let got: Vec<Transit> = decode(&bytes);
+            for t in &got {
+                min = Some(min.map_or(t.key(), |m| m.min(t.key())));
+            }
+            p.inbox[from].extend(got);
+        }
+        min
+    }
+
+    /// Applies every rank's journal, merged in key order (every rank keeps
+    /// the dispatcher's state, so every rank applies them all).
+    fn apply_rank_journals(&mut self, r: &Ranks) {
+        let notes: Vec<(Key, Note)> = self.parts[r.rank].journal.drain().collect();
+        let lists: Vec<Vec<(Key, Note)>> = r
+            .all_gather_bytes(&encode(&notes))
+            .iter()
+            .map(|b| decode(b))
+            .collect();
+        self.merge_notes(lists);
+    }
+}
