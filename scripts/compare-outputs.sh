@@ -6,6 +6,8 @@
 # Usage: scripts/compare-outputs.sh REF_BIN NEW_BIN [WORK_DIR]
 # NEW_ARGS (environment) is added to the new binary's runs, e.g.
 # NEW_ARGS="--threads 3" compares a parallel run with a sequential one.
+# NEW_PREFIX (environment) goes before the new binary, e.g.
+# NEW_PREFIX="mpirun --oversubscribe -np 2" NEW_ARGS=--mpi compares MPI ranks.
 # Exit 0 when every file is identical, 1 otherwise (the differing files are listed).
 set -uo pipefail
 ref=$1
@@ -36,10 +38,10 @@ fail=0
 for c in "${cases[@]}"; do
     IFS='|' read -r name file extra <<<"$c"
     for side in ref new; do
-        bin=$ref; more=""
-        [ $side = new ] && bin=$new && more=${NEW_ARGS:-}
+        bin=$ref; more=""; prefix=""
+        [ $side = new ] && bin=$new && more=${NEW_ARGS:-} && prefix=${NEW_PREFIX:-}
         rm -rf "$work/$side/$name"
-        eval "\"$bin\" run \"$file\" --out \"$work/$side/$name\" -q $extra $more" >"$work/$side-$name.log" 2>&1
+        eval "$prefix \"$bin\" run \"$file\" --out \"$work/$side/$name\" -q $extra $more" >"$work/$side-$name.log" 2>&1
         echo $? >"$work/$side/$name.rc" 2>/dev/null || { mkdir -p "$work/$side"; echo $? >"$work/$side/$name.rc"; }
     done
     if ! cmp -s "$work/ref/$name.rc" "$work/new/$name.rc"; then

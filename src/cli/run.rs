@@ -298,7 +298,12 @@ mod mpi_world {
     /// Initializes MPI (finalized when the returned universe drops).
     pub fn start() -> Result<mpi::environment::Universe, Error> {
         mpi::initialize().ok_or_else(|| {
-            InputError::new("--mpi", "", "MPI could not be initialized (already initialized)").into()
+            InputError::new(
+                "--mpi",
+                "",
+                "MPI could not be initialized (already initialized)",
+            )
+            .into()
         })
     }
 

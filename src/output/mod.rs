@@ -173,6 +173,8 @@ pub struct Recorder {
     /// A mirror (an MPI rank other than 0, [`Self::configure_mirror`]): the
     /// samplers of link_util.csv and qlen.txt run, writing nothing.
     mirror: (bool, bool),
+    /// A mirror's flow_rates.csv selection.
+    mirror_rates: Option<Vec<bool>>,
     fct_file: Option<AtomicFile>,
     pfc_file: Option<AtomicFile>,
     queue_file: Option<AtomicFile>,
@@ -209,6 +211,7 @@ impl Recorder {
         let mut r = Recorder {
             dir: dir.map(Path::to_path_buf),
             mirror: (false, false),
+            mirror_rates: None,
             fct_file: None,
             pfc_file: None,
             queue_file: None,
@@ -295,7 +298,12 @@ impl Recorder {
     /// configures one with: the same histograms, and the same samplers
     /// running, so that an MPI rank other than 0, whose recorder writes
     /// nothing, makes the same collective calls as rank 0.
-    pub fn configure_mirror(&mut self, cfg: RunInfo<'_>, n_egress: usize, watched: Vec<WatchedPort>) {
+    pub fn configure_mirror(
+        &mut self,
+        cfg: RunInfo<'_>,
+        n_egress: usize,
+        watched: Vec<WatchedPort>,
+    ) {
         let plan = cfg.plan;
         let start = cfg.flows.first().map_or(SimTime::ZERO, |f| f.start);
         if plan.queue_histogram && !watched.is_empty() {
@@ -303,6 +311,9 @@ impl Recorder {
         }
         if !plan.latency.is_empty() {
             self.latency = Some((plan.latency.mask(cfg.flows), hist::CountHist::default()));
+        }
+        if let Some((set, _)) = &plan.flow_rates {
+            self.mirror_rates = Some(set.mask(cfg.flows));
         }
         self.mirror = (
             plan.link_utilization.is_some() && !watched.is_empty(),
@@ -358,7 +369,10 @@ impl Recorder {
                 .latency
                 .as_ref()
                 .map(|(m, _)| (m.as_slice().into(), hist::CountHist::default())),
-            rates: self.flow_rates.as_ref().map(|r| r.selection().into()),
+            rates: match &self.mirror_rates {
+                Some(m) => Some(m.as_slice().into()),
+                None => self.flow_rates.as_ref().map(|r| r.selection().into()),
+            },
             victims,
             deadlock,
         }
@@ -410,13 +424,14 @@ impl Recorder {
 
     /// Whether the flow-rate recorder runs.
     pub fn flow_rates_on(&self) -> bool {
-        self.flow_rates.is_some()
+        self.flow_rates.is_some() || self.mirror_rates.is_some()
     }
 
     /// Whether flow `fid`'s rates are recorded.
     #[inline]
     pub fn flow_rate_on(&self, fid: FlowId) -> bool {
         self.flow_rates.as_ref().is_some_and(|r| r.is_selected(fid))
+            || self.mirror_rates.as_ref().is_some_and(|m| m[fid.idx()])
     }
 
     pub fn flow_rate(&mut self, now: SimTime, fid: FlowId, c: FlowCounters) {

@@ -10,7 +10,7 @@
 
 use super::part::next_grid;
 use super::ranks::{Ranks, decode, encode};
-use super::{CHECK_EVERY, Ending, Sim, STALL_LIMIT};
+use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
 use crate::node::{Progress, Transit};
@@ -45,7 +45,7 @@ fn get_key(v: &[u64], at: usize) -> Option<Key> {
 
 /// The MPI world of a run that asks for it (`RunOptions::mpi`), checked
 /// against what a run on ranks cannot do yet.
-pub(super) fn join(cfg: &crate::config::RunConfig, opts: &super::RunOptions) -> Result<Option<Ranks>, Error> {
+pub(super) fn join(opts: &super::RunOptions) -> Result<Option<Ranks>, Error> {
     if !opts.mpi {
         return Ok(None);
     }
@@ -57,21 +57,10 @@ pub(super) fn join(cfg: &crate::config::RunConfig, opts: &super::RunOptions) -> 
         )
         .into());
     }
-    let out = &cfg.output;
-    let unsupported = if out.flow_rates.is_some() {
-        Some("output.flow_rates")
-    } else if opts.trace_rates.is_some() {
-        Some("rate tracing")
-    } else {
-        None
-    };
-    if let Some(what) = unsupported {
-        return Err(InputError::new(
-            cfg.source.clone(),
-            what,
-            "per-flow rate samples are not supported with --mpi (they read both ends of each flow); run without --mpi (threads give the same bytes) or drop it",
-        )
-        .into());
+    if opts.trace_rates.is_some() {
+        return Err(Error::Sim(
+            "in-memory rate traces (RunOptions::trace_rates) are not kept on MPI ranks; use threads".into(),
+        ));
     }
     Ok(Some(Ranks::world()))
 }
@@ -127,7 +116,11 @@ impl Sim {
                 return Ending::Stalled(SimTime(t - 1));
             }
             if rank(0)[OVER] != 0 {
-                let at = heads.iter().flatten().min().map_or(pr.last, |k| SimTime(k.0));
+                let at = heads
+                    .iter()
+                    .flatten()
+                    .min()
+                    .map_or(pr.last, |k| SimTime(k.0));
                 return Ending::OutputOver(at, rank(0)[OVER]);
             }
             if windows_phase && pr.sent_all == total {
@@ -244,7 +237,13 @@ impl Sim {
     /// Rank `me`'s turn: its events below `bound` (and below the arrival of
     /// any packet it sends another rank), until the run completes or stalls
     /// (returned). `pr` is the run's progress before the turn.
-    fn step_rank(&mut self, me: usize, mut bound: Key, pr: Progress, total: usize) -> Option<SimTime> {
+    fn step_rank(
+        &mut self,
+        me: usize,
+        mut bound: Key,
+        pr: Progress,
+        total: usize,
+    ) -> Option<SimTime> {
         let sh = &self.sh;
         let p = &mut self.parts[me];
         let others = (pr.started - p.progress.started, pr.done - p.progress.done);

@@ -189,7 +189,7 @@ impl Sim {
     pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Result<Sim, Error> {
         let seed = opts.seed.unwrap_or(cfg.seed);
         #[cfg(feature = "mpi")]
-        let ranks = distributed::join(&cfg, opts)?;
+        let ranks = distributed::join(opts)?;
         #[cfg(feature = "mpi")]
         let n_parts = match &ranks {
             Some(r) => r.size,
@@ -717,7 +717,10 @@ impl Sim {
 
     /// Applies the partitions' notes (`lists`, each in key order) in key order.
     fn merge_notes(&mut self, lists: Vec<Vec<(Key, crate::output::journal::Note)>>) {
-        let mut notes: Vec<_> = lists.into_iter().map(|l| l.into_iter().peekable()).collect();
+        let mut notes: Vec<_> = lists
+            .into_iter()
+            .map(|l| l.into_iter().peekable())
+            .collect();
         loop {
             let mut best: Option<(Key, usize)> = None;
             for (i, it) in notes.iter_mut().enumerate() {
@@ -928,7 +931,8 @@ impl Sim {
         for e in &ends {
             stats.add(&e.stats);
         }
-        let events = ends.iter().map(|e| e.events).sum::<u64>() + self.gq.processed() + self.past_event;
+        let events =
+            ends.iter().map(|e| e.events).sum::<u64>() + self.gq.processed() + self.past_event;
         self.engine.part_events = ends.iter().map(|e| e.events).collect();
         if ends.iter().any(|e| e.busy > 0.0) {
             self.engine.part_busy_seconds = ends.iter().map(|e| e.busy).collect();
@@ -1074,14 +1078,16 @@ impl Sim {
             .watched_ports
             .iter()
             .zip(values)
-            .map(|(&(node, port), [done, tx, data])| crate::output::PortCounters {
-                node,
-                port,
-                rate: self.switch_port(node, port).eg.rate,
-                done_bytes: done,
-                tx_bytes: tx,
-                data_bytes: data,
-            })
+            .map(
+                |(&(node, port), [done, tx, data])| crate::output::PortCounters {
+                    node,
+                    port,
+                    rate: self.switch_port(node, port).eg.rate,
+                    done_bytes: done,
+                    tx_bytes: tx,
+                    data_bytes: data,
+                },
+            )
             .collect();
         self.rec.link_util_sample(now, &counters);
     }
@@ -1135,6 +1141,10 @@ impl Sim {
     }
 
     fn sample_flows(&mut self, now: SimTime) {
+        #[cfg(feature = "mpi")]
+        if let Some(r) = self.ranks.clone() {
+            return self.sample_flows_ranks(&r, now);
+        }
         let mut fids: Vec<FlowId> = self
             .active_flows()
             .into_iter()
@@ -1143,6 +1153,49 @@ impl Sim {
         fids.sort_unstable();
         for fid in fids {
             let c = self.flow_counters(fid);
+            self.rec.flow_rate(now, fid, c);
+        }
+    }
+
+    /// [`Self::sample_flows`] on MPI ranks: the active flows are gathered
+    /// from every rank, and each flow's counters summed from its sender's
+    /// rank (rate, window, bytes sent) and its receiver's (bytes delivered).
+    #[cfg(feature = "mpi")]
+    fn sample_flows_ranks(&mut self, r: &ranks::Ranks, now: SimTime) {
+        use crate::cc::CongestionControl;
+        let mine = self.owned_parts()[0]
+            .nics
+            .iter()
+            .flat_map(|n| n.active.iter().copied())
+            .filter(|&f| self.rec.flow_rate_on(f))
+            .collect::<Vec<FlowId>>();
+        let mut fids = r.all_gather_obj(&mine).concat();
+        fids.sort_unstable();
+        const N: usize = 4;
+        let mut v = vec![0u64; fids.len() * N];
+        let me = r.rank as u16;
+        for (k, &fid) in fids.iter().enumerate() {
+            let (f, spec) = (&self.sh.flows[fid.idx()], &self.sh.cfg.flows[fid.idx()]);
+            if self.sh.node_part[spec.src.idx()] == me {
+                let qp = self.nic(spec.src).send[f.send_slot.idx()]
+                    .as_deref()
+                    .expect("sampled flows have a sender");
+                v[k * N] = qp.cc.rate().0;
+                v[k * N + 1] = qp.cc.window().map_or(0, |w| w + 1);
+                v[k * N + 2] = qp.high_sent + qp.retx_bytes;
+            }
+            if self.sh.node_part[spec.dst.idx()] == me {
+                v[k * N + 3] = self.nic(spec.dst).received(self.sh.nic_env(), fid).0;
+            }
+        }
+        let v = r.all_sum(&v);
+        for (k, fid) in fids.into_iter().enumerate() {
+            let c = crate::output::FlowCounters {
+                rate: crate::units::Rate(v[k * N]),
+                window: v[k * N + 1].checked_sub(1),
+                sent: v[k * N + 2],
+                delivered: v[k * N + 3],
+            };
             self.rec.flow_rate(now, fid, c);
         }
     }

@@ -178,8 +178,7 @@ impl Sim {
                 let q = next_q[depth];
                 next_q[depth] += 1;
                 let g = self.sh.gid(peer, q as u16);
-                if !view.paused(g, class) || !view.queued(g, class) || !view.holds(g, class, inp)
-                {
+                if !view.paused(g, class) || !view.queued(g, class) || !view.holds(g, class, inp) {
                     continue;
                 }
                 if let Some(at) = path.iter().position(|&x| x == (t, q as u16)) {

@@ -92,7 +92,8 @@ impl Ranks {
     /// Every rank's bytes, in rank order.
     pub fn all_gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>> {
         let mut counts = vec![0 as Count; self.size];
-        self.world.all_gather_into(&count(mine.len()), &mut counts[..]);
+        self.world
+            .all_gather_into(&count(mine.len()), &mut counts[..]);
         let displs = displacements(&counts);
         let mut buf = buffer(counts.iter().map(|&c| c as usize).sum());
         let mine = padded(mine);

@@ -242,3 +242,20 @@ fn a_bad_thread_count_is_refused() {
     assert!(err.contains("--threads") && err.contains("1 to"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A build without the `mpi` feature refuses `--mpi` in one line that says how
+/// to build one that has it, and touches no output directory.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_without_the_feature_is_refused_with_how_to_build_it() {
+    let dir = scratch("parallel-no-mpi");
+    let (rc, err) = run(&scenario("quickstart"), &["--mpi"], 1, &dir.join("m"));
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("--mpi") && err.contains("--features mpi"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!dir.join("m").exists(), "no output directory");
+    std::fs::remove_dir_all(&dir).ok();
+}
