@@ -9,7 +9,7 @@
 //! the ranks. The outputs are byte-identical to a run on one thread.
 
 use super::part::next_grid;
-use super::ranks::{Ranks, decode, encode};
+use super::ranks::{Ranks, decode, encode_into};
 use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
@@ -272,28 +272,29 @@ impl Sim {
     fn exchange_ranks(&mut self, r: &Ranks) -> Option<Key> {
         let p = &mut self.parts[r.rank];
         p.count_crossed();
-        let send: Vec<Vec<u8>> = p
-            .outbox
-            .iter_mut()
-            .map(|o| {
-                if o.is_empty() {
-                    return Vec::new();
-                }
-                let b = encode(&o[..]);
+        let got = r.all_to_all_bytes(|to, buf| {
+            let o = &mut p.outbox[to];
+            if !o.is_empty() {
+                encode_into(&o[..], buf);
                 o.clear();
-                b
-            })
-            .collect();
+            }
+        });
         let mut min: Option<Key> = None;
-        for (from, bytes) in r.all_to_all_bytes(&send).into_iter().enumerate() {
+        for from in 0..r.size {
+            let bytes = got.from(from);
             if bytes.is_empty() {
                 continue;
             }
-            let got: Vec<Transit> = decode(&bytes);
-            for t in &got {
+            let list: Vec<Transit> = decode(bytes);
+            for t in &list {
                 min = Some(min.map_or(t.key(), |m| m.min(t.key())));
             }
-            p.inbox[from].extend(got);
+            let inbox = &mut p.inbox[from];
+            if inbox.is_empty() {
+                *inbox = list;
+            } else {
+                inbox.extend(list);
+            }
         }
         min
     }
@@ -302,11 +303,8 @@ impl Sim {
     /// the dispatcher's state, so every rank applies them all).
     fn apply_rank_journals(&mut self, r: &Ranks) {
         let notes: Vec<(Key, Note)> = self.parts[r.rank].journal.drain().collect();
-        let lists: Vec<Vec<(Key, Note)>> = r
-            .all_gather_bytes(&encode(&notes))
-            .iter()
-            .map(|b| decode(b))
-            .collect();
+        let all = r.all_gather_bytes(|b| encode_into(&notes, b));
+        let lists = (0..r.size).map(|i| decode(all.from(i))).collect();
         self.merge_notes(lists);
     }
 }

@@ -31,17 +31,19 @@ fn displacements(counts: &[Count]) -> Vec<Count> {
         .collect()
 }
 
-/// Splits `buf` into the ranks' parts.
-fn split(buf: &[u8], counts: &[Count]) -> Vec<Vec<u8>> {
-    let mut at = 0;
-    counts
-        .iter()
-        .map(|&c| {
-            let v = buf[at..at + c as usize].to_vec();
-            at += c as usize;
-            v
-        })
-        .collect()
+/// What every rank sent this one, in one buffer.
+pub(crate) struct Received {
+    buf: Vec<u8>,
+    counts: Vec<Count>,
+    displs: Vec<Count>,
+}
+
+impl Received {
+    /// Rank `i`'s bytes.
+    pub fn from(&self, i: usize) -> &[u8] {
+        let at = self.displs[i] as usize;
+        &self.buf[at..at + self.counts[i] as usize]
+    }
 }
 
 fn count(len: usize) -> Count {
@@ -53,14 +55,6 @@ fn count(len: usize) -> Count {
 /// handed to MPI must have a real allocation even when it holds nothing.
 fn buffer(len: usize) -> Vec<u8> {
     vec![0u8; len + 1]
-}
-
-/// `bytes` in a buffer [`buffer`] would make (their length is `bytes.len()`).
-fn padded(bytes: &[u8]) -> Vec<u8> {
-    let mut b = Vec::with_capacity(bytes.len() + 1);
-    b.extend_from_slice(bytes);
-    b.push(0);
-    b
 }
 
 impl Ranks {
@@ -89,51 +83,65 @@ impl Ranks {
         out
     }
 
-    /// Every rank's bytes, in rank order.
-    pub fn all_gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>> {
+    /// Every rank's bytes, in rank order: `fill` writes this rank's.
+    pub fn all_gather_bytes(&self, fill: impl FnOnce(&mut Vec<u8>)) -> Received {
+        let mut mine = Vec::new();
+        fill(&mut mine);
+        let len = mine.len();
+        mine.push(0);
         let mut counts = vec![0 as Count; self.size];
-        self.world
-            .all_gather_into(&count(mine.len()), &mut counts[..]);
+        self.world.all_gather_into(&count(len), &mut counts[..]);
         let displs = displacements(&counts);
         let mut buf = buffer(counts.iter().map(|&c| c as usize).sum());
-        let mine = padded(mine);
         {
             let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-            self.world
-                .all_gather_varcount_into(&mine[..mine.len() - 1], &mut part);
+            self.world.all_gather_varcount_into(&mine[..len], &mut part);
         }
-        split(&buf, &counts)
+        Received {
+            buf,
+            counts,
+            displs,
+        }
     }
 
-    /// Sends `send[to]` to each rank `to`; returns what each rank sent here.
-    pub fn all_to_all_bytes(&self, send: &[Vec<u8>]) -> Vec<Vec<u8>> {
-        let scounts: Vec<Count> = send.iter().map(|v| count(v.len())).collect();
+    /// Sends each rank `to` the bytes `fill(to, buf)` appends (called for
+    /// every rank in order); returns what each rank sent here.
+    pub fn all_to_all_bytes(&self, mut fill: impl FnMut(usize, &mut Vec<u8>)) -> Received {
+        let mut sbuf = Vec::new();
+        let mut scounts = vec![0 as Count; self.size];
+        for (to, c) in scounts.iter_mut().enumerate() {
+            let at = sbuf.len();
+            fill(to, &mut sbuf);
+            *c = count(sbuf.len() - at);
+        }
+        sbuf.push(0);
         let mut rcounts = vec![0 as Count; self.size];
         self.world.all_to_all_into(&scounts[..], &mut rcounts[..]);
-        let sbuf = padded(&send.concat());
         let sdispls = displacements(&scounts);
         let rdispls = displacements(&rcounts);
         let mut rbuf = buffer(rcounts.iter().map(|&c| c as usize).sum());
         {
-            let spart = Partition::new(&sbuf[..], &scounts[..], &sdispls[..]);
+            let spart = Partition::new(&sbuf[..sbuf.len() - 1], &scounts[..], &sdispls[..]);
             let mut rpart = PartitionMut::new(&mut rbuf[..], &rcounts[..], &rdispls[..]);
             self.world.all_to_all_varcount_into(&spart, &mut rpart);
         }
-        split(&rbuf, &rcounts)
+        Received {
+            buf: rbuf,
+            counts: rcounts,
+            displs: rdispls,
+        }
     }
 
     /// Every rank's `mine`, in rank order.
     pub fn all_gather_obj<T: Serialize + DeserializeOwned>(&self, mine: &T) -> Vec<T> {
-        self.all_gather_bytes(&encode(mine))
-            .iter()
-            .map(|b| decode(b))
-            .collect()
+        let all = self.all_gather_bytes(|b| encode_into(mine, b));
+        (0..self.size).map(|i| decode(all.from(i))).collect()
     }
 }
 
-/// `v` on the wire.
-pub fn encode<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
-    postcard::to_allocvec(v).expect("simulator records encode")
+/// Appends `v`, on the wire, to `buf`.
+pub fn encode_into<T: Serialize + ?Sized>(v: &T, buf: &mut Vec<u8>) {
+    *buf = postcard::to_extend(v, std::mem::take(buf)).expect("simulator records encode");
 }
 
 /// What [`encode`] made (on a rank of the same binary).
