@@ -477,6 +477,7 @@ impl Sim {
         let t1 = Instant::now();
         let ending = match ending {
             Some(e) => e,
+            None if self.parts.len() == 1 => self.run_single(stop_bound, progress),
             None => self.run_ordered(stop_bound, progress),
         };
         self.engine.ordered_seconds = t1.elapsed().as_secs_f64();
@@ -853,6 +854,86 @@ impl Sim {
                     if bytes > self.limits.max_output_bytes {
                         return Ending::OutputOver(now, bytes);
                     }
+                }
+            }
+        }
+    }
+
+    /// A run on one thread: [`Self::run_ordered`] for one partition, whose
+    /// events run in a tight loop that leaves it only for a note (a completed
+    /// flow, a PFC record), a stall or a progress check.
+    fn run_single(
+        &mut self,
+        stop_bound: Key,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Ending {
+        let total = self.sh.flows.len();
+        let mut next_check = CHECK_EVERY;
+        let mut handled = 0u64;
+        loop {
+            let pr = self.parts[0].progress;
+            if pr.done == total && pr.started == total {
+                return Ending::Done;
+            }
+            let global = self.gq.head_key();
+            let Some(head) = self.parts[0].q.head_key() else {
+                match global {
+                    None => return Ending::Done,
+                    Some(g) if g >= stop_bound => return Ending::Past(SimTime(g.0)),
+                    Some(_) => {
+                        let (now, ev) = self.gq.pop().expect("peeked");
+                        if self.global_event(now, ev.unpack()) {
+                            return Ending::Deadlock;
+                        }
+                        continue;
+                    }
+                }
+            };
+            let bound = global.map_or(stop_bound, |g| g.min(stop_bound));
+            if head >= bound {
+                if global == Some(bound) && bound < stop_bound {
+                    let (now, ev) = self.gq.pop().expect("peeked");
+                    if self.global_event(now, ev.unpack()) {
+                        return Ending::Deadlock;
+                    }
+                    continue;
+                }
+                return Ending::Past(SimTime(global.map_or(head, |g| g.min(head)).0));
+            }
+            let sh = &*self.sh;
+            let part = &mut self.parts[0];
+            while let Some((key, ev)) = part.q.pop_keyed(bound) {
+                let ev = ev.unpack();
+                let now = SimTime(key.0);
+                part.journal.set_key(key);
+                part.dispatch_event(sh, now, ev);
+                handled += 1;
+                if let Event::QpTimer { .. } = ev {
+                    let pr = part.progress;
+                    if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
+                        return Ending::Stalled(now);
+                    }
+                }
+                if !part.journal.is_empty() || handled >= next_check {
+                    break;
+                }
+            }
+            if !self.parts[0].journal.is_empty() {
+                let notes: Vec<_> = self.parts[0].journal.drain().collect();
+                for (k, n) in notes {
+                    self.apply(k, n);
+                }
+            }
+            if handled >= next_check {
+                next_check = handled + CHECK_EVERY;
+                let (now, pr) = (self.parts[0].q.now(), self.parts[0].progress);
+                progress(now, pr.done, total);
+                if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
+                    return Ending::Stalled(now);
+                }
+                let bytes = self.rec.output_bytes();
+                if bytes > self.limits.max_output_bytes {
+                    return Ending::OutputOver(now, bytes);
                 }
             }
         }

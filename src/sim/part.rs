@@ -156,7 +156,7 @@ impl Part {
 
     /// Routes one event to the node of this partition it is for.
     #[inline]
-    fn dispatch_event(&mut self, sh: &Shared, now: SimTime, ev: Event) {
+    pub(super) fn dispatch_event(&mut self, sh: &Shared, now: SimTime, ev: Event) {
         match ev {
             Event::Arrive { link } => {
                 let (id, next) = self.links.land(link);
