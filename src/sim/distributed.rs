@@ -9,7 +9,7 @@
 //! the ranks. The outputs are byte-identical to a run on one thread.
 
 use super::part::next_grid;
-use super::ranks::{Ranks, decode, encode_into};
+use super::ranks::{Ranks, decode, encode_into, take};
 use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
@@ -77,30 +77,21 @@ impl Sim {
     ) -> Ending {
         let me = r.rank;
         let total = self.sh.flows.len();
-        let mut inbox_min: Option<Key> = None;
         let mut stalled: Option<SimTime> = None;
         let mut windows_phase = true;
         let mut next_check = CHECK_EVERY;
         self.engine.part_busy_seconds = vec![0.0; r.size];
         let search_bound = self.sh.cfg.diag.deadlock && self.sh.cfg.flowctl.enabled;
         self.parts[me].head = self.parts[me].q.head_key();
+        // Every rank's report, as the last window's exchange brought them:
+        // still true until the next window (the dispatcher's events between
+        // windows change no partition).
+        let mut reports: Option<Vec<u64>> = None;
         loop {
-            let mut mine = [0u64; FIELDS];
-            let p = &self.parts[me];
-            put_key(&mut mine, HEAD, p.head);
-            put_key(&mut mine, INBOX, inbox_min);
-            mine[STARTED] = p.progress.started as u64;
-            mine[DONE] = p.progress.done as u64;
-            mine[SENT_ALL] = p.progress.sent_all as u64;
-            mine[LAST] = p.progress.last.0;
-            if me == 0 {
-                let bytes = self.rec.output_bytes();
-                if bytes > self.limits.max_output_bytes {
-                    mine[OVER] = bytes;
-                }
-            }
-            mine[STALLED] = stalled.map_or(0, |t| t.0 + 1);
-            let all = r.all_gather(&mine);
+            let all = match &reports {
+                Some(all) => all.clone(),
+                None => r.all_gather(&self.report(me, None, stalled)),
+            };
             let rank = |i: usize| &all[i * FIELDS..(i + 1) * FIELDS];
             let mut pr = Progress::default();
             for i in 0..r.size {
@@ -127,9 +118,9 @@ impl Sim {
                 // On to one rank at a time: the packets still in the inbox go
                 // into the links now, and every rank reports again.
                 windows_phase = false;
+                reports = None;
                 self.parts[me].take_inbox();
                 self.parts[me].head = self.parts[me].q.head_key();
-                inbox_min = None;
                 continue;
             }
             if windows_phase {
@@ -158,8 +149,7 @@ impl Sim {
                     self.engine.window_events += n;
                     self.engine.windows += 1;
                     let t = Instant::now();
-                    inbox_min = self.exchange_ranks(r);
-                    self.apply_rank_journals(r);
+                    reports = Some(self.exchange_window(r));
                     self.engine.merge_seconds += t.elapsed().as_secs_f64();
                 }
                 if global == Some(bound) {
@@ -226,12 +216,88 @@ impl Sim {
             if i == me {
                 stalled = self.step_rank(me, bound, pr, total);
             }
-            self.exchange_ranks(r);
+            // The reports are taken again: the packets just received change
+            // the heads.
+            self.exchange_window(r);
             let p = &mut self.parts[me];
             p.take_inbox();
             p.head = p.q.head_key();
-            self.apply_rank_journals(r);
         }
+    }
+
+    /// This rank's report: its partition's earliest key, the earliest key in
+    /// its inbox, its flows' progress, rank 0's output bytes over the limit,
+    /// and a stall it saw.
+    fn report(&self, me: usize, inbox_min: Option<Key>, stalled: Option<SimTime>) -> [u64; FIELDS] {
+        let mut mine = [0u64; FIELDS];
+        let p = &self.parts[me];
+        put_key(&mut mine, HEAD, p.head);
+        put_key(&mut mine, INBOX, inbox_min);
+        mine[STARTED] = p.progress.started as u64;
+        mine[DONE] = p.progress.done as u64;
+        mine[SENT_ALL] = p.progress.sent_all as u64;
+        mine[LAST] = p.progress.last.0;
+        if me == 0 {
+            let bytes = self.rec.output_bytes();
+            if bytes > self.limits.max_output_bytes {
+                mine[OVER] = bytes;
+            }
+        }
+        mine[STALLED] = stalled.map_or(0, |t| t.0 + 1);
+        mine
+    }
+
+    /// The end of a window in one all-to-all: each rank gets the packets this
+    /// rank has for it, this rank's journal and its report (whose inbox key
+    /// is the earliest of the packets it sends: the earliest over all ranks is
+    /// the earliest in any inbox). Applies every rank's journal in key order;
+    /// returns every rank's report.
+    fn exchange_window(&mut self, r: &Ranks) -> Vec<u64> {
+        let me = r.rank;
+        let sent_min = self.parts[me]
+            .outbox
+            .iter()
+            .flatten()
+            .map(Transit::key)
+            .min();
+        let report = self.report(me, sent_min, None);
+        let p = &mut self.parts[me];
+        p.count_crossed();
+        let notes: Vec<(Key, Note)> = p.journal.drain().collect();
+        let mut journal = Vec::new();
+        encode_into(&notes, &mut journal);
+        let got = r.all_to_all_bytes(|to, buf| {
+            buf.extend(report.iter().flat_map(|v| v.to_le_bytes()));
+            buf.extend_from_slice(&journal);
+            let o = &mut p.outbox[to];
+            if !o.is_empty() {
+                encode_into(&o[..], buf);
+                o.clear();
+            }
+        });
+        let mut reports = Vec::with_capacity(r.size * FIELDS);
+        let mut lists = Vec::with_capacity(r.size);
+        for from in 0..r.size {
+            let bytes = got.from(from);
+            let (head, rest) = bytes.split_at(FIELDS * 8);
+            reports.extend(
+                head.chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            );
+            let (notes, rest): (Vec<(Key, Note)>, &[u8]) = take(rest);
+            lists.push(notes);
+            if !rest.is_empty() {
+                let list: Vec<Transit> = decode(rest);
+                let inbox = &mut p.inbox[from];
+                if inbox.is_empty() {
+                    *inbox = list;
+                } else {
+                    inbox.extend(list);
+                }
+            }
+        }
+        self.merge_notes(lists);
+        reports
     }
 
     /// Rank `me`'s turn: its events below `bound` (and below the arrival of
@@ -265,46 +331,5 @@ impl Sim {
             }
         }
         None
-    }
-
-    /// Sends each rank the packets this rank's partition has for it and
-    /// puts what the others sent in its inboxes; returns their earliest key.
-    fn exchange_ranks(&mut self, r: &Ranks) -> Option<Key> {
-        let p = &mut self.parts[r.rank];
-        p.count_crossed();
-        let got = r.all_to_all_bytes(|to, buf| {
-            let o = &mut p.outbox[to];
-            if !o.is_empty() {
-                encode_into(&o[..], buf);
-                o.clear();
-            }
-        });
-        let mut min: Option<Key> = None;
-        for from in 0..r.size {
-            let bytes = got.from(from);
-            if bytes.is_empty() {
-                continue;
-            }
-            let list: Vec<Transit> = decode(bytes);
-            for t in &list {
-                min = Some(min.map_or(t.key(), |m| m.min(t.key())));
-            }
-            let inbox = &mut p.inbox[from];
-            if inbox.is_empty() {
-                *inbox = list;
-            } else {
-                inbox.extend(list);
-            }
-        }
-        min
-    }
-
-    /// Applies every rank's journal, merged in key order (every rank keeps
-    /// the dispatcher's state, so every rank applies them all).
-    fn apply_rank_journals(&mut self, r: &Ranks) {
-        let notes: Vec<(Key, Note)> = self.parts[r.rank].journal.drain().collect();
-        let all = r.all_gather_bytes(|b| encode_into(&notes, b));
-        let lists = (0..r.size).map(|i| decode(all.from(i))).collect();
-        self.merge_notes(lists);
     }
 }

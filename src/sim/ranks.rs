@@ -144,7 +144,12 @@ pub fn encode_into<T: Serialize + ?Sized>(v: &T, buf: &mut Vec<u8>) {
     *buf = postcard::to_extend(v, std::mem::take(buf)).expect("simulator records encode");
 }
 
-/// What [`encode`] made (on a rank of the same binary).
+/// The first value [`encode_into`] put in `b`, and the bytes after it.
+pub fn take<T: DeserializeOwned>(b: &[u8]) -> (T, &[u8]) {
+    postcard::take_from_bytes(b).expect("a rank of the same binary encoded it")
+}
+
+/// What [`encode_into`] made (on a rank of the same binary).
 pub fn decode<T: DeserializeOwned>(b: &[u8]) -> T {
     postcard::from_bytes(b).expect("a rank of the same binary encoded it")
 }
