@@ -187,58 +187,14 @@ impl Links {
 
 /// A packet on its way to a node of another partition: handed over at the end
 /// of the window it was sent in (its arrival is at least one lookahead later,
-/// docs/parallel.md), with its INT records. Encoded (MPI ranks) with only the
-/// records it carries.
-#[derive(Clone, Debug, serde::Deserialize)]
+/// docs/parallel.md), with its INT records.
+#[derive(Clone, Debug)]
 pub struct Transit {
     pub link: EgressId,
     pub at: SimTime,
     pub lead: u32,
     pub pkt: Packet,
-    #[serde(deserialize_with = "int_records")]
     pub int: [IntHop; MAX_INT_HOPS],
-}
-
-impl serde::Serialize for Transit {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Transit", 5)?;
-        st.serialize_field("link", &self.link)?;
-        st.serialize_field("at", &self.at)?;
-        st.serialize_field("lead", &self.lead)?;
-        st.serialize_field("pkt", &self.pkt)?;
-        st.serialize_field("int", &self.int[..self.pkt.n_hops as usize])?;
-        st.end()
-    }
-}
-
-/// A [`Transit`]'s INT records: the ones it carries, the rest default.
-fn int_records<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[IntHop; MAX_INT_HOPS], D::Error> {
-    struct Records;
-    impl<'de> serde::de::Visitor<'de> for Records {
-        type Value = [IntHop; MAX_INT_HOPS];
-
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(f, "at most {MAX_INT_HOPS} INT records")
-        }
-
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut a: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut int = [IntHop::default(); MAX_INT_HOPS];
-            let mut n = 0;
-            while let Some(h) = a.next_element()? {
-                let slot = int
-                    .get_mut(n)
-                    .ok_or_else(|| serde::de::Error::invalid_length(n + 1, &self))?;
-                *slot = h;
-                n += 1;
-            }
-            Ok(int)
-        }
-    }
-    d.deserialize_seq(Records)
 }
 
 impl Transit {

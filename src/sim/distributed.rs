@@ -9,7 +9,7 @@
 //! the ranks. The outputs are byte-identical to a run on one thread.
 
 use super::part::next_grid;
-use super::ranks::{Ranks, decode, encode_into, take};
+use super::ranks::{Ranks, encode_into, take};
 use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
@@ -271,7 +271,7 @@ impl Sim {
             buf.extend_from_slice(&journal);
             let o = &mut p.outbox[to];
             if !o.is_empty() {
-                encode_into(&o[..], buf);
+                super::wire::put(o, buf);
                 o.clear();
             }
         });
@@ -287,7 +287,7 @@ impl Sim {
             let (notes, rest): (Vec<(Key, Note)>, &[u8]) = take(rest);
             lists.push(notes);
             if !rest.is_empty() {
-                let list: Vec<Transit> = decode(rest);
+                let list = super::wire::get(rest);
                 let inbox = &mut p.inbox[from];
                 if inbox.is_empty() {
                     *inbox = list;

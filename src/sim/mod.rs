@@ -23,6 +23,8 @@ pub mod paths;
 mod pfc;
 #[cfg(feature = "mpi")]
 mod ranks;
+#[cfg(feature = "mpi")]
+mod wire;
 
 use crate::config::RunConfig;
 use crate::engine::{EventQueue, Key};
