@@ -1176,8 +1176,8 @@ impl Sim {
     }
 
     /// The partitions this process runs: all of them, or with MPI its rank's.
+    #[cfg(feature = "mpi")]
     fn owned_parts(&self) -> &[Part] {
-        #[cfg(feature = "mpi")]
         if let Some(r) = &self.ranks {
             return std::slice::from_ref(&self.parts[r.rank]);
         }

@@ -5,14 +5,16 @@
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
 use super::ends::{EgressEnd, PartEnd};
-use super::{Sim, Slot};
+use super::part::Part;
+use super::{Shared, Sim, Slot};
 use crate::error::Error;
 use crate::ids::{EgressId, SwitchIdx};
 use crate::node::{Event, Sampler};
 use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
 use crate::output::pfc_report::{self, PortPauses};
 use crate::output::{PfcHeadline, RunOutputs};
-use crate::port::CLASSES;
+use crate::packet::{PacketPool, PktQueue};
+use crate::port::{CLASSES, Egress};
 use crate::stats::Stats;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
@@ -24,13 +26,32 @@ impl Sim {
     ///
     /// The search reads the queues of every switch, so it runs between the
     /// partitions' windows, at the first grid point after the pause: the same
-    /// point with any number of threads or ranks. It reads them through a
-    /// [`PauseView`] taken once for the event.
+    /// point with any number of threads or ranks. It reads this process's
+    /// partitions where the search goes ([`Live`]); with MPI, a [`PauseView`]
+    /// of every rank's ports taken once for the event.
     pub(super) fn deadlock_search(&mut self, now: SimTime) -> bool {
-        let view = self.pause_view();
+        #[cfg(feature = "mpi")]
+        if self.ranks.is_some() {
+            let view = self.pause_view();
+            return self.deadlock_search_with(&view, now);
+        }
+        let parts = std::mem::take(&mut self.parts);
+        let sh = self.sh.clone();
+        let found = self.deadlock_search_with(
+            &Live {
+                parts: &parts,
+                sh: &sh,
+            },
+            now,
+        );
+        self.parts = parts;
+        found
+    }
+
+    fn deadlock_search_with(&mut self, view: &impl PauseRead, now: SimTime) -> bool {
         for (si, port, class) in std::mem::take(&mut self.searches) {
             if self.diag.candidate.is_none() {
-                self.look_for_deadlock(&view, now, si, port, class);
+                self.look_for_deadlock(view, now, si, port, class);
             }
         }
         if self
@@ -39,13 +60,14 @@ impl Sim {
             .as_ref()
             .is_some_and(|c| c.confirm_at <= now)
         {
-            self.confirm_deadlock(&view, now);
+            self.confirm_deadlock(view, now);
         }
         self.diag.deadlock.is_some()
     }
 
-    /// The pause state of every egress port now: this process's partitions
-    /// read directly; with MPI, every rank's summed (each port is in one).
+    /// The pause state of every egress port now, every rank's summed (each
+    /// port is in one).
+    #[cfg(feature = "mpi")]
     fn pause_view(&self) -> PauseView {
         let n = self.sh.egress_owner.len();
         let mut state = vec![0u64; n];
@@ -78,7 +100,6 @@ impl Sim {
                 }
             }
         }
-        #[cfg(feature = "mpi")]
         if let Some(r) = &self.ranks {
             state = r.all_sum(&state);
             tx = r.all_sum(&tx);
@@ -93,7 +114,7 @@ impl Sim {
     /// the deadlock event `diagnostics.deadlock_confirm` later.
     fn look_for_deadlock(
         &mut self,
-        view: &PauseView,
+        view: &impl PauseRead,
         now: SimTime,
         si: SwitchIdx,
         port: u16,
@@ -109,7 +130,7 @@ impl Sim {
             .iter()
             .map(|&(s, p)| {
                 let gid = self.switch_gid(s, p);
-                (gid, view.tx[gid.idx()])
+                (gid, view.tx(gid))
             })
             .collect();
         let confirm_at = now + self.sh.cfg.diag.deadlock_confirm;
@@ -136,7 +157,7 @@ impl Sim {
     /// (switch index, port) in wait order, if there is one.
     fn find_cycle(
         &mut self,
-        view: &PauseView,
+        view: &impl PauseRead,
         si: SwitchIdx,
         port: u16,
         class: u8,
@@ -151,7 +172,7 @@ impl Sim {
     /// [`Self::find_cycle`] with the visit marks apart.
     fn search_cycle(
         &self,
-        view: &PauseView,
+        view: &impl PauseRead,
         visit: &mut [u32],
         si: SwitchIdx,
         port: u16,
@@ -206,7 +227,7 @@ impl Sim {
 
     /// At the candidate's confirmation time: still paused, non-empty and silent
     /// everywhere means deadlock; otherwise look again from the same queue.
-    fn confirm_deadlock(&mut self, view: &PauseView, now: SimTime) {
+    fn confirm_deadlock(&mut self, view: &impl PauseRead, now: SimTime) {
         let cand = self.diag.candidate.take().expect("a candidate is due");
         let class = cand.class;
         let stuck = cand.cycle.iter().all(|&(gid, tx)| {
@@ -215,7 +236,7 @@ impl Sim {
                 Slot::Switch(_) => view.queued(gid, class),
                 Slot::Host(_) => false,
             };
-            view.paused(gid, class) && view.tx[gid.idx()] == tx && queued
+            view.paused(gid, class) && view.tx(gid) == tx && queued
         });
         if stuck {
             let cycle = cand
@@ -339,7 +360,75 @@ impl Sim {
     }
 }
 
-/// The pause state of every egress port at one deadlock event, by egress id.
+/// How the deadlock search reads egress ports (by id): whether a class is
+/// paused, has packets queued, holds a packet that came in through a given
+/// ingress port, and the data bytes the port has sent.
+trait PauseRead {
+    fn paused(&self, g: EgressId, class: u8) -> bool;
+    fn queued(&self, g: EgressId, class: u8) -> bool;
+    fn holds(&self, g: EgressId, class: u8, ingress: u16) -> bool;
+    fn tx(&self, g: EgressId) -> u64;
+}
+
+/// This process's partitions, read where the search goes.
+struct Live<'a> {
+    parts: &'a [Part],
+    sh: &'a Shared,
+}
+
+impl Live<'_> {
+    fn part(&self, g: EgressId) -> (&Part, NodeId, u16) {
+        let (node, port) = self.sh.egress_owner[g.idx()];
+        (
+            &self.parts[self.sh.node_part[node.idx()] as usize],
+            node,
+            port,
+        )
+    }
+
+    fn egress(&self, g: EgressId) -> &Egress {
+        let (part, node, port) = self.part(g);
+        match self.sh.place[node.idx()] {
+            Slot::Host(l) => &part.nics[l as usize].eg,
+            Slot::Switch(l) => &part.switches[l as usize].ports[port as usize].eg,
+        }
+    }
+
+    /// Switch port `g`'s queue of `class`, and the pool its packets are in.
+    fn queue(&self, g: EgressId, class: u8) -> Option<(&PktQueue, &PacketPool)> {
+        let (part, node, port) = self.part(g);
+        match self.sh.place[node.idx()] {
+            Slot::Host(_) => None,
+            Slot::Switch(l) => Some((
+                &part.switches[l as usize].ports[port as usize].queues[class as usize],
+                &part.pool,
+            )),
+        }
+    }
+}
+
+impl PauseRead for Live<'_> {
+    fn paused(&self, g: EgressId, class: u8) -> bool {
+        self.egress(g).is_paused(class)
+    }
+
+    fn queued(&self, g: EgressId, class: u8) -> bool {
+        self.queue(g, class).is_some_and(|(q, _)| !q.is_empty())
+    }
+
+    fn holds(&self, g: EgressId, class: u8, ingress: u16) -> bool {
+        self.queue(g, class)
+            .is_some_and(|(q, pool)| q.iter(pool).any(|id| pool.get(id).ingress == ingress))
+    }
+
+    fn tx(&self, g: EgressId) -> u64 {
+        self.egress(g).tx_data_bytes
+    }
+}
+
+/// The pause state of every egress port at one deadlock event, by egress id
+/// (MPI ranks: gathered from every rank).
+#[cfg(feature = "mpi")]
 struct PauseView {
     /// Bits 0-7: classes paused; bits 8-15: classes with packets queued.
     state: Vec<u64>,
@@ -350,7 +439,8 @@ struct PauseView {
     from: Vec<(u32, u8, u16)>,
 }
 
-impl PauseView {
+#[cfg(feature = "mpi")]
+impl PauseRead for PauseView {
     fn paused(&self, g: EgressId, class: u8) -> bool {
         self.state[g.idx()] & 1 << class != 0
     }
@@ -359,9 +449,11 @@ impl PauseView {
         self.state[g.idx()] & 1 << (8 + class) != 0
     }
 
-    /// Whether the paused queue (`g`, `class`) holds a packet that came in
-    /// through port `ingress`.
     fn holds(&self, g: EgressId, class: u8, ingress: u16) -> bool {
         self.from.binary_search(&(g.0, class, ingress)).is_ok()
+    }
+
+    fn tx(&self, g: EgressId) -> u64 {
+        self.tx[g.idx()]
     }
 }
