@@ -168,13 +168,20 @@ pub struct RunInfo<'a> {
     pub scenario_text: &'a str,
 }
 
+/// What a recorder that writes nothing samples (an MPI rank other than 0).
+#[derive(Default)]
+struct Mirror {
+    link_util: bool,
+    qlen: bool,
+    /// The flow_rates.csv selection.
+    rates: Option<Vec<bool>>,
+}
+
 pub struct Recorder {
     dir: Option<PathBuf>,
-    /// A mirror (an MPI rank other than 0, [`Self::configure_mirror`]): the
-    /// samplers of link_util.csv and qlen.txt run, writing nothing.
-    mirror: (bool, bool),
-    /// A mirror's flow_rates.csv selection.
-    mirror_rates: Option<Vec<bool>>,
+    /// What a mirror (an MPI rank other than 0, [`Self::configure_mirror`])
+    /// samples, writing nothing.
+    mirror: Mirror,
     fct_file: Option<AtomicFile>,
     pfc_file: Option<AtomicFile>,
     queue_file: Option<AtomicFile>,
@@ -210,8 +217,7 @@ impl Recorder {
     pub fn new(dir: Option<&Path>, keep_samples: bool) -> Result<Recorder, Error> {
         let mut r = Recorder {
             dir: dir.map(Path::to_path_buf),
-            mirror: (false, false),
-            mirror_rates: None,
+            mirror: Mirror::default(),
             fct_file: None,
             pfc_file: None,
             queue_file: None,
@@ -264,9 +270,7 @@ impl Recorder {
             "# The effective scenario of this run, from {} (relative paths are relative to its directory).\n{}",
             cfg.source, cfg.scenario_text
         ));
-        if plan.queue_histogram && !watched.is_empty() {
-            self.queue_hist = Some(hist::QueueHists::new(n_egress, start));
-        }
+        self.configure_hists(&cfg, n_egress, &watched);
         if plan.link_utilization.is_some() && !watched.is_empty() {
             let f = AtomicFile::create(&dir, "link_util.csv")?;
             self.link_util = Some(series::LinkUtil::new(f, watched.len(), start)?);
@@ -275,9 +279,6 @@ impl Recorder {
             let f = AtomicFile::create(&dir, "flow_rates.csv")?;
             let starts = cfg.flows.iter().map(|f| f.start).collect();
             self.flow_rates = Some(series::FlowRates::new(f, set.mask(cfg.flows), starts)?);
-        }
-        if !plan.latency.is_empty() {
-            self.latency = Some((plan.latency.mask(cfg.flows), hist::CountHist::default()));
         }
         if plan.fct_format == plan::FctFormat::Ns3 {
             let is_switch = (0..cfg.topo.spec.kinds.len())
@@ -305,6 +306,18 @@ impl Recorder {
         watched: Vec<WatchedPort>,
     ) {
         let plan = cfg.plan;
+        self.configure_hists(&cfg, n_egress, &watched);
+        self.mirror = Mirror {
+            link_util: plan.link_utilization.is_some() && !watched.is_empty(),
+            qlen: plan.fct_format == plan::FctFormat::Ns3 && plan.qlen_mon.is_some(),
+            rates: plan.flow_rates.as_ref().map(|(set, _)| set.mask(cfg.flows)),
+        };
+        self.watched = watched;
+    }
+
+    /// The queue-length and delay histograms `cfg.plan` asks for.
+    fn configure_hists(&mut self, cfg: &RunInfo<'_>, n_egress: usize, watched: &[WatchedPort]) {
+        let plan = cfg.plan;
         let start = cfg.flows.first().map_or(SimTime::ZERO, |f| f.start);
         if plan.queue_histogram && !watched.is_empty() {
             self.queue_hist = Some(hist::QueueHists::new(n_egress, start));
@@ -312,14 +325,6 @@ impl Recorder {
         if !plan.latency.is_empty() {
             self.latency = Some((plan.latency.mask(cfg.flows), hist::CountHist::default()));
         }
-        if let Some((set, _)) = &plan.flow_rates {
-            self.mirror_rates = Some(set.mask(cfg.flows));
-        }
-        self.mirror = (
-            plan.link_utilization.is_some() && !watched.is_empty(),
-            plan.fct_format == plan::FctFormat::Ns3 && plan.qlen_mon.is_some(),
-        );
-        self.watched = watched;
     }
 
     /// Files (or directories) of a previous run to remove just before this
@@ -336,7 +341,7 @@ impl Recorder {
 
     /// Whether qlen.txt is written.
     pub fn ns3_qlen_on(&self) -> bool {
-        self.ns3.as_ref().is_some_and(|n| n.qlen_on()) || self.mirror.1
+        self.ns3.as_ref().is_some_and(|n| n.qlen_on()) || self.mirror.qlen
     }
 
     /// One qlen.txt sample of switch egress ports (node, port, bytes).
@@ -369,7 +374,7 @@ impl Recorder {
                 .latency
                 .as_ref()
                 .map(|(m, _)| (m.as_slice().into(), hist::CountHist::default())),
-            rates: match &self.mirror_rates {
+            rates: match &self.mirror.rates {
                 Some(m) => Some(m.as_slice().into()),
                 None => self.flow_rates.as_ref().map(|r| r.selection().into()),
             },
@@ -407,7 +412,7 @@ impl Recorder {
     }
 
     pub fn link_util_on(&self) -> bool {
-        self.link_util.is_some() || self.mirror.0
+        self.link_util.is_some() || self.mirror.link_util
     }
 
     /// One link-utilization row per watched port (in `watched()` order).
@@ -424,14 +429,14 @@ impl Recorder {
 
     /// Whether the flow-rate recorder runs.
     pub fn flow_rates_on(&self) -> bool {
-        self.flow_rates.is_some() || self.mirror_rates.is_some()
+        self.flow_rates.is_some() || self.mirror.rates.is_some()
     }
 
     /// Whether flow `fid`'s rates are recorded.
     #[inline]
     pub fn flow_rate_on(&self, fid: FlowId) -> bool {
         self.flow_rates.as_ref().is_some_and(|r| r.is_selected(fid))
-            || self.mirror_rates.as_ref().is_some_and(|m| m[fid.idx()])
+            || self.mirror.rates.as_ref().is_some_and(|m| m[fid.idx()])
     }
 
     pub fn flow_rate(&mut self, now: SimTime, fid: FlowId, c: FlowCounters) {

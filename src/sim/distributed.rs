@@ -10,7 +10,7 @@
 
 use super::part::next_grid;
 use super::ranks::{Ranks, encode_into, take};
-use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim};
+use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim, Turn};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
 use crate::node::{Progress, Transit};
@@ -87,10 +87,12 @@ impl Sim {
         // still true until the next window (the dispatcher's events between
         // windows change no partition).
         let mut reports: Option<Vec<u64>> = None;
+        // Rank 0: its output bytes when over the limit, else 0.
+        let mut over = 0;
         loop {
             let all = match &reports {
                 Some(all) => all.clone(),
-                None => r.all_gather(&self.report(me, None, stalled)),
+                None => r.all_gather(&self.report(me, None, stalled, over)),
             };
             let rank = |i: usize| &all[i * FIELDS..(i + 1) * FIELDS];
             let mut pr = Progress::default();
@@ -119,29 +121,18 @@ impl Sim {
                 // into the links now, and every rank reports again.
                 windows_phase = false;
                 reports = None;
+                over = self.output_over(me);
                 self.parts[me].take_inbox();
                 self.parts[me].head = self.parts[me].q.head_key();
                 continue;
             }
             if windows_phase {
-                let inboxes = (0..r.size).filter_map(|i| get_key(rank(i), INBOX)).min();
+                let inboxes = (0..r.size).filter_map(|i| get_key(rank(i), INBOX));
                 let head = heads.iter().flatten().copied().chain(inboxes).min();
-                let start = match (head, global) {
-                    (None, None) => return Ending::Done,
-                    (Some(h), Some(g)) => h.min(g),
-                    (Some(h), None) => h,
-                    (None, Some(g)) => g,
+                let bound = match self.next_window(head, global, stop_bound, pr) {
+                    Ok(b) => b,
+                    Err(e) => return e,
                 };
-                if start >= stop_bound {
-                    return Ending::Past(SimTime(start.0));
-                }
-                if pr.done < pr.started && SimTime(start.0).since(pr.last) > STALL_LIMIT {
-                    return Ending::Stalled(SimTime(start.0));
-                }
-                let mut bound = (next_grid(start.0, self.grid), 0).min(stop_bound);
-                if let Some(g) = global {
-                    bound = bound.min(g);
-                }
                 if head.is_some_and(|h| h < bound) {
                     let t = Instant::now();
                     let n = self.parts[me].run_until(&self.sh, bound);
@@ -149,18 +140,18 @@ impl Sim {
                     self.engine.window_events += n;
                     self.engine.windows += 1;
                     let t = Instant::now();
-                    reports = Some(self.exchange_window(r));
+                    reports = Some(self.exchange_window(r, over));
                     self.engine.merge_seconds += t.elapsed().as_secs_f64();
                 }
-                if global == Some(bound) {
-                    let (now, ev) = self.gq.pop().expect("peeked");
-                    if self.global_event(now, ev.unpack()) {
-                        return Ending::Deadlock;
-                    }
+                if global == Some(bound) && self.global_due() {
+                    return Ending::Deadlock;
                 }
                 if self.engine.window_events >= next_check {
                     next_check = self.engine.window_events + CHECK_EVERY;
                     progress(SimTime(bound.0), pr.done, total);
+                    // Rank 0 looks at its files' size as often as threads do
+                    // (every CHECK_EVERY events); the next report carries it.
+                    over = self.output_over(me);
                 }
                 continue;
             }
@@ -173,34 +164,12 @@ impl Sim {
                 .enumerate()
                 .filter_map(|(i, h)| h.map(|k| (k, i)))
                 .min();
-            let Some((head, i)) = first else {
-                match global {
-                    None => return Ending::Done,
-                    Some(g) if g >= stop_bound => return Ending::Past(SimTime(g.0)),
-                    Some(_) => {
-                        let (now, ev) = self.gq.pop().expect("peeked");
-                        if self.global_event(now, ev.unpack()) {
-                            return Ending::Deadlock;
-                        }
-                        continue;
-                    }
-                }
+            let mut bound = match self.ordered_turn(first.map(|f| f.0), stop_bound) {
+                Turn::Run(b) => b,
+                Turn::Again => continue,
+                Turn::End(e) => return e,
             };
-            let mut bound = stop_bound;
-            if let Some(g) = global {
-                bound = bound.min(g);
-            }
-            if head >= bound {
-                if global == Some(bound) && bound < stop_bound {
-                    let (now, ev) = self.gq.pop().expect("peeked");
-                    if self.global_event(now, ev.unpack()) {
-                        return Ending::Deadlock;
-                    }
-                    continue;
-                }
-                let first = global.map_or(head, |g| g.min(head));
-                return Ending::Past(SimTime(first.0));
-            }
+            let (head, i) = first.expect("a rank runs");
             for (j, h) in heads.iter().enumerate() {
                 if j != i
                     && let Some(k) = *h
@@ -218,17 +187,34 @@ impl Sim {
             }
             // The reports are taken again: the packets just received change
             // the heads.
-            self.exchange_window(r);
+            self.exchange_window(r, over);
             let p = &mut self.parts[me];
             p.take_inbox();
             p.head = p.q.head_key();
         }
     }
 
+    /// Rank 0's output bytes if they are over the limit, else 0 (and 0 on
+    /// the other ranks, which write nothing).
+    fn output_over(&self, me: usize) -> u64 {
+        let bytes = if me == 0 { self.rec.output_bytes() } else { 0 };
+        if bytes > self.limits.max_output_bytes {
+            bytes
+        } else {
+            0
+        }
+    }
+
     /// This rank's report: its partition's earliest key, the earliest key in
-    /// its inbox, its flows' progress, rank 0's output bytes over the limit,
-    /// and a stall it saw.
-    fn report(&self, me: usize, inbox_min: Option<Key>, stalled: Option<SimTime>) -> [u64; FIELDS] {
+    /// its inbox, its flows' progress, rank 0's output bytes over the limit
+    /// (`over`), and a stall it saw.
+    fn report(
+        &self,
+        me: usize,
+        inbox_min: Option<Key>,
+        stalled: Option<SimTime>,
+        over: u64,
+    ) -> [u64; FIELDS] {
         let mut mine = [0u64; FIELDS];
         let p = &self.parts[me];
         put_key(&mut mine, HEAD, p.head);
@@ -237,12 +223,7 @@ impl Sim {
         mine[DONE] = p.progress.done as u64;
         mine[SENT_ALL] = p.progress.sent_all as u64;
         mine[LAST] = p.progress.last.0;
-        if me == 0 {
-            let bytes = self.rec.output_bytes();
-            if bytes > self.limits.max_output_bytes {
-                mine[OVER] = bytes;
-            }
-        }
+        mine[OVER] = over;
         mine[STALLED] = stalled.map_or(0, |t| t.0 + 1);
         mine
     }
@@ -252,7 +233,7 @@ impl Sim {
     /// is the earliest of the packets it sends: the earliest over all ranks is
     /// the earliest in any inbox). Applies every rank's journal in key order;
     /// returns every rank's report.
-    fn exchange_window(&mut self, r: &Ranks) -> Vec<u64> {
+    fn exchange_window(&mut self, r: &Ranks, over: u64) -> Vec<u64> {
         let me = r.rank;
         let sent_min = self.parts[me]
             .outbox
@@ -260,7 +241,7 @@ impl Sim {
             .flatten()
             .map(Transit::key)
             .min();
-        let report = self.report(me, sent_min, None);
+        let report = self.report(me, sent_min, None, over);
         let p = &mut self.parts[me];
         p.count_crossed();
         let notes: Vec<(Key, Note)> = p.journal.drain().collect();

@@ -4,7 +4,6 @@
 //! a run whose partitions are threads of this process or MPI ranks on other
 //! machines (docs/parallel.md), which send theirs over.
 
-use super::Shared;
 use super::part::Part;
 use crate::ids::EgressId;
 use crate::node::Progress;
@@ -79,7 +78,7 @@ pub(crate) struct PartEnd {
 
 impl Part {
     /// This partition's [`PartEnd`]; takes its histogram shards.
-    pub(crate) fn end(&mut self, _sh: &Shared, busy: f64) -> PartEnd {
+    pub(crate) fn end(&mut self, busy: f64) -> PartEnd {
         let switch_egress = self
             .switches
             .iter()

@@ -174,6 +174,15 @@ pub const NO_MPI: &str = "--mpi: this rocesim was built without MPI; build it wi
 /// Events between checks of the output volume and progress reports.
 const CHECK_EVERY: u64 = 0x10000;
 
+/// The ordered phase's next step ([`Sim::ordered_turn`]).
+enum Turn {
+    /// Run the earliest partition's events below this bound.
+    Run(Key),
+    /// The dispatcher's event was handled: look again.
+    Again,
+    End(Ending),
+}
+
 /// How the event loop ended.
 enum Ending {
     /// Every flow completed, or nothing is left to do.
@@ -193,16 +202,13 @@ impl Sim {
         #[cfg(feature = "mpi")]
         let ranks = distributed::join(opts)?;
         #[cfg(feature = "mpi")]
-        let n_parts = match &ranks {
-            Some(r) => r.size,
-            None => opts.threads.unwrap_or(cfg.threads).max(1),
-        };
+        let rank_count = ranks.as_ref().map(|r| r.size);
         #[cfg(not(feature = "mpi"))]
-        let n_parts = if opts.mpi {
-            return Err(Error::Sim(NO_MPI.into()));
-        } else {
-            opts.threads.unwrap_or(cfg.threads).max(1)
+        let rank_count: Option<usize> = match opts.mpi {
+            true => return Err(Error::Sim(NO_MPI.into())),
+            false => None,
         };
+        let n_parts = rank_count.unwrap_or_else(|| opts.threads.unwrap_or(cfg.threads).max(1));
         let topo = &cfg.topo;
         let model = &cfg.model;
         let grid = lookahead(&cfg, n_parts)?;
@@ -557,16 +563,12 @@ impl Sim {
         #[cfg(feature = "mpi")]
         if let Some(r) = &self.ranks {
             let me = r.rank;
-            let mine = self.parts[me].end(&self.sh, busy_of(me));
+            let mine = self.parts[me].end(busy_of(me));
             self.engine.window_events = r.all_sum(&[self.engine.window_events])[0];
             return r.all_gather_obj(&mine);
         }
-        let sh = &self.sh;
-        let mut ends = Vec::new();
-        for (i, p) in self.parts.iter_mut().enumerate() {
-            ends.push(p.end(sh, busy_of(i)));
-        }
-        ends
+        let parts = self.parts.iter_mut().enumerate();
+        parts.map(|(i, p)| p.end(busy_of(i))).collect()
     }
 
     /// The earliest pending event of any partition (key, partition).
@@ -620,28 +622,17 @@ impl Sim {
             if pr.sent_all == total {
                 break;
             }
-            let heads = self.parts.iter().filter_map(|p| p.head).min();
-            let head = match (heads, inbox_min) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let head = self
+                .parts
+                .iter()
+                .filter_map(|p| p.head)
+                .chain(inbox_min)
+                .min();
             let global = self.gq.head_key();
-            let start = match (head, global) {
-                (None, None) => return Some(Ending::Done),
-                (Some(h), Some(g)) => h.min(g),
-                (Some(h), None) => h,
-                (None, Some(g)) => g,
+            let bound = match self.next_window(head, global, stop_bound, pr) {
+                Ok(b) => b,
+                Err(e) => return Some(e),
             };
-            if start >= stop_bound {
-                return Some(Ending::Past(SimTime(start.0)));
-            }
-            if pr.done < pr.started && SimTime(start.0).since(pr.last) > STALL_LIMIT {
-                return Some(Ending::Stalled(SimTime(start.0)));
-            }
-            let mut bound = (next_grid(start.0, self.grid), 0).min(stop_bound);
-            if let Some(g) = global {
-                bound = bound.min(g);
-            }
             if head.is_some_and(|h| h < bound) {
                 let tw = Instant::now();
                 let counts = crew.window(&mut self.parts, &self.sh, bound);
@@ -659,11 +650,8 @@ impl Sim {
                 self.apply_journals();
                 self.engine.merge_seconds += ts.elapsed().as_secs_f64();
             }
-            if global == Some(bound) {
-                let (now, ev) = self.gq.pop().expect("peeked");
-                if self.global_event(now, ev.unpack()) {
-                    return Some(Ending::Deadlock);
-                }
+            if global == Some(bound) && self.global_due() {
+                return Some(Ending::Deadlock);
             }
             if self.engine.window_events >= next_check {
                 next_check = self.engine.window_events + CHECK_EVERY;
@@ -779,35 +767,13 @@ impl Sim {
             if pr.done == total && pr.started == total {
                 return Ending::Done;
             }
-            let global = self.gq.head_key();
-            let Some((head, i)) = self.next_part() else {
-                match global {
-                    None => return Ending::Done,
-                    Some(g) if g >= stop_bound => return Ending::Past(SimTime(g.0)),
-                    Some(_) => {
-                        let (now, ev) = self.gq.pop().expect("peeked");
-                        if self.global_event(now, ev.unpack()) {
-                            return Ending::Deadlock;
-                        }
-                        continue;
-                    }
-                }
+            let next = self.next_part();
+            let mut bound = match self.ordered_turn(next.map(|n| n.0), stop_bound) {
+                Turn::Run(b) => b,
+                Turn::Again => continue,
+                Turn::End(e) => return e,
             };
-            let mut bound = stop_bound;
-            if let Some(g) = global {
-                bound = bound.min(g);
-            }
-            if head >= bound {
-                if global == Some(bound) && bound < stop_bound {
-                    let (now, ev) = self.gq.pop().expect("peeked");
-                    if self.global_event(now, ev.unpack()) {
-                        return Ending::Deadlock;
-                    }
-                    continue;
-                }
-                let first = global.map_or(head, |g| g.min(head));
-                return Ending::Past(SimTime(first.0));
-            }
+            let i = next.expect("a partition runs").1;
             // Other partitions' next events bound this one's run.
             for (j, p) in self.parts.iter_mut().enumerate() {
                 if j != i
@@ -848,17 +814,88 @@ impl Sim {
                 }
                 if handled >= next_check {
                     next_check = handled + CHECK_EVERY;
-                    progress(now, pr.done, total);
-                    if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
-                        return Ending::Stalled(now);
-                    }
-                    let bytes = self.rec.output_bytes();
-                    if bytes > self.limits.max_output_bytes {
-                        return Ending::OutputOver(now, bytes);
+                    if let Some(e) = self.checkpoint(now, pr, progress) {
+                        return e;
                     }
                 }
             }
         }
+    }
+
+    /// The bound of the next window (threads or ranks), from the earliest
+    /// pending key of any partition or inbox (`head`) and the dispatcher's
+    /// (`global`): the next grid point after the earliest, or the dispatcher's
+    /// event, or the stop. Or how the run ends: nothing left, past the stop,
+    /// or stalled.
+    fn next_window(
+        &self,
+        head: Option<Key>,
+        global: Option<Key>,
+        stop_bound: Key,
+        pr: Progress,
+    ) -> Result<Key, Ending> {
+        let Some(start) = head.into_iter().chain(global).min() else {
+            return Err(Ending::Done);
+        };
+        if start >= stop_bound {
+            return Err(Ending::Past(SimTime(start.0)));
+        }
+        if pr.done < pr.started && SimTime(start.0).since(pr.last) > STALL_LIMIT {
+            return Err(Ending::Stalled(SimTime(start.0)));
+        }
+        let bound = (next_grid(start.0, self.grid), 0).min(stop_bound);
+        Ok(global.map_or(bound, |g| bound.min(g)))
+    }
+
+    /// The ordered phase's next step, given the earliest pending key of any
+    /// partition (`head`): run that partition up to the returned bound (the
+    /// dispatcher's next event or the stop), or handle the dispatcher's event
+    /// first, or end the run.
+    fn ordered_turn(&mut self, head: Option<Key>, stop_bound: Key) -> Turn {
+        let global = self.gq.head_key();
+        let Some(head) = head else {
+            return match global {
+                None => Turn::End(Ending::Done),
+                Some(g) if g >= stop_bound => Turn::End(Ending::Past(SimTime(g.0))),
+                Some(_) if self.global_due() => Turn::End(Ending::Deadlock),
+                Some(_) => Turn::Again,
+            };
+        };
+        let bound = global.map_or(stop_bound, |g| g.min(stop_bound));
+        if head < bound {
+            return Turn::Run(bound);
+        }
+        if global == Some(bound) && bound < stop_bound {
+            return match self.global_due() {
+                true => Turn::End(Ending::Deadlock),
+                false => Turn::Again,
+            };
+        }
+        Turn::End(Ending::Past(SimTime(
+            global.map_or(head, |g| g.min(head)).0,
+        )))
+    }
+
+    /// Handles the dispatcher's next event; true when a deadlock ends the run.
+    fn global_due(&mut self) -> bool {
+        let (now, ev) = self.gq.pop().expect("the dispatcher has an event due");
+        self.global_event(now, ev.unpack())
+    }
+
+    /// The periodic check of a sequential run at `now`: reports progress,
+    /// ends a stalled run or one whose output is over the limit.
+    fn checkpoint(
+        &mut self,
+        now: SimTime,
+        pr: Progress,
+        progress: &mut dyn FnMut(SimTime, usize, usize),
+    ) -> Option<Ending> {
+        progress(now, pr.done, self.sh.flows.len());
+        if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
+            return Some(Ending::Stalled(now));
+        }
+        let bytes = self.rec.output_bytes();
+        (bytes > self.limits.max_output_bytes).then_some(Ending::OutputOver(now, bytes))
     }
 
     /// A run on one thread: [`Self::run_ordered`] for one partition, whose
@@ -877,31 +914,12 @@ impl Sim {
             if pr.done == total && pr.started == total {
                 return Ending::Done;
             }
-            let global = self.gq.head_key();
-            let Some(head) = self.parts[0].q.head_key() else {
-                match global {
-                    None => return Ending::Done,
-                    Some(g) if g >= stop_bound => return Ending::Past(SimTime(g.0)),
-                    Some(_) => {
-                        let (now, ev) = self.gq.pop().expect("peeked");
-                        if self.global_event(now, ev.unpack()) {
-                            return Ending::Deadlock;
-                        }
-                        continue;
-                    }
-                }
+            let head = self.parts[0].q.head_key();
+            let bound = match self.ordered_turn(head, stop_bound) {
+                Turn::Run(b) => b,
+                Turn::Again => continue,
+                Turn::End(e) => return e,
             };
-            let bound = global.map_or(stop_bound, |g| g.min(stop_bound));
-            if head >= bound {
-                if global == Some(bound) && bound < stop_bound {
-                    let (now, ev) = self.gq.pop().expect("peeked");
-                    if self.global_event(now, ev.unpack()) {
-                        return Ending::Deadlock;
-                    }
-                    continue;
-                }
-                return Ending::Past(SimTime(global.map_or(head, |g| g.min(head)).0));
-            }
             let sh = &*self.sh;
             let part = &mut self.parts[0];
             while let Some((key, ev)) = part.q.pop_keyed(bound) {
@@ -929,13 +947,8 @@ impl Sim {
             if handled >= next_check {
                 next_check = handled + CHECK_EVERY;
                 let (now, pr) = (self.parts[0].q.now(), self.parts[0].progress);
-                progress(now, pr.done, total);
-                if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
-                    return Ending::Stalled(now);
-                }
-                let bytes = self.rec.output_bytes();
-                if bytes > self.limits.max_output_bytes {
-                    return Ending::OutputOver(now, bytes);
+                if let Some(e) = self.checkpoint(now, pr, progress) {
+                    return e;
                 }
             }
         }
@@ -1175,15 +1188,6 @@ impl Sim {
         self.rec.link_util_sample(now, &counters);
     }
 
-    /// The partitions this process runs: all of them, or with MPI its rank's.
-    #[cfg(feature = "mpi")]
-    fn owned_parts(&self) -> &[Part] {
-        if let Some(r) = &self.ranks {
-            return std::slice::from_ref(&self.parts[r.rank]);
-        }
-        &self.parts
-    }
-
     /// `f` of each switch port of `ports`, read in the partition that has it
     /// (with MPI, summed over the ranks: each gives its own ports' and zeros).
     fn port_values<const N: usize>(
@@ -1246,7 +1250,7 @@ impl Sim {
     #[cfg(feature = "mpi")]
     fn sample_flows_ranks(&mut self, r: &ranks::Ranks, now: SimTime) {
         use crate::cc::CongestionControl;
-        let mine = self.owned_parts()[0]
+        let mine = self.parts[r.rank]
             .nics
             .iter()
             .flat_map(|n| n.active.iter().copied())

@@ -31,8 +31,8 @@ impl Sim {
     /// of every rank's ports taken once for the event.
     pub(super) fn deadlock_search(&mut self, now: SimTime) -> bool {
         #[cfg(feature = "mpi")]
-        if self.ranks.is_some() {
-            let view = self.pause_view();
+        if let Some(r) = self.ranks.clone() {
+            let view = self.pause_view(&r);
             return self.deadlock_search_with(&view, now);
         }
         let parts = std::mem::take(&mut self.parts);
@@ -66,46 +66,42 @@ impl Sim {
     }
 
     /// The pause state of every egress port now, every rank's summed (each
-    /// port is in one).
+    /// port is in one rank's partition).
     #[cfg(feature = "mpi")]
-    fn pause_view(&self) -> PauseView {
+    fn pause_view(&self, r: &super::ranks::Ranks) -> PauseView {
         let n = self.sh.egress_owner.len();
         let mut state = vec![0u64; n];
         let mut tx = vec![0u64; n];
         let mut from = Vec::new();
-        for p in self.owned_parts() {
-            for nic in &p.nics {
-                state[nic.eg.gid.idx()] = nic.eg.paused as u64;
-                tx[nic.eg.gid.idx()] = nic.eg.tx_data_bytes;
-            }
-            for sw in &p.switches {
-                for sp in &sw.ports {
-                    let g = sp.eg.gid;
-                    let mut queued = 0u8;
-                    for (c, q) in sp.queues.iter().enumerate() {
-                        if q.is_empty() {
-                            continue;
-                        }
-                        queued |= 1 << c;
-                        if sp.eg.is_paused(c as u8) {
-                            let mut ins: Vec<u16> =
-                                q.iter(&p.pool).map(|id| p.pool.get(id).ingress).collect();
-                            ins.sort_unstable();
-                            ins.dedup();
-                            from.extend(ins.into_iter().map(|i| (g.0, c as u8, i)));
-                        }
+        let p = &self.parts[r.rank];
+        for nic in &p.nics {
+            state[nic.eg.gid.idx()] = nic.eg.paused as u64;
+            tx[nic.eg.gid.idx()] = nic.eg.tx_data_bytes;
+        }
+        for sw in &p.switches {
+            for sp in &sw.ports {
+                let g = sp.eg.gid;
+                let mut queued = 0u8;
+                for (c, q) in sp.queues.iter().enumerate() {
+                    if q.is_empty() {
+                        continue;
                     }
-                    state[g.idx()] = sp.eg.paused as u64 | (queued as u64) << 8;
-                    tx[g.idx()] = sp.eg.tx_data_bytes;
+                    queued |= 1 << c;
+                    if sp.eg.is_paused(c as u8) {
+                        let mut ins: Vec<u16> =
+                            q.iter(&p.pool).map(|id| p.pool.get(id).ingress).collect();
+                        ins.sort_unstable();
+                        ins.dedup();
+                        from.extend(ins.into_iter().map(|i| (g.0, c as u8, i)));
+                    }
                 }
+                state[g.idx()] = sp.eg.paused as u64 | (queued as u64) << 8;
+                tx[g.idx()] = sp.eg.tx_data_bytes;
             }
         }
-        if let Some(r) = &self.ranks {
-            state = r.all_sum(&state);
-            tx = r.all_sum(&tx);
-            from = r.all_gather_obj(&from).concat();
-        }
+        let mut from = r.all_gather_obj(&from).concat();
         from.sort_unstable();
+        let (state, tx) = (r.all_sum(&state), r.all_sum(&tx));
         PauseView { state, tx, from }
     }
 
