@@ -18,7 +18,7 @@
 //! ring has a pending `Arrive` event (htsim's pipe). Handing a packet to a peer is
 //! a push into the ring of that link.
 
-use crate::engine::{EventQueue, lead};
+use crate::engine::{EventQueue, lead, prefetch};
 use crate::ids::{EgressId, FlowId, HostIdx, SwitchIdx};
 use crate::output::PfcKind;
 use crate::output::journal::{Journal, PauseToken};
@@ -122,6 +122,18 @@ impl Event {
 }
 
 impl Packed {
+    /// The link of an `Arrive` event, read without decoding any other kind.
+    #[inline]
+    pub fn arrival_link(self) -> Option<EgressId> {
+        (self.0 >> TAG_SHIFT == 1).then_some(EgressId(self.0 & MAX_EVENT_INDEX))
+    }
+
+    /// The port of a `TxDone` event, read without decoding any other kind.
+    #[inline]
+    pub fn tx_done_egress(self) -> Option<EgressId> {
+        (self.0 >> TAG_SHIFT == 0).then_some(EgressId(self.0 & MAX_EVENT_INDEX))
+    }
+
     #[inline]
     pub fn unpack(self) -> Event {
         let idx = self.0 & MAX_EVENT_INDEX;
@@ -171,6 +183,20 @@ impl Links {
         let ring = &mut self.rings[link.idx()];
         ring.push_back((id, lead, at));
         ring.len() == 1
+    }
+
+    /// The next packet to land from `link`.
+    #[inline]
+    pub fn front(&self, link: EgressId) -> Option<PacketId> {
+        self.rings[link.idx()].front().map(|&(id, _, _)| id)
+    }
+
+    /// Cache hint: the slot of the link's next packet.
+    #[inline]
+    pub fn warm_front(&self, link: EgressId) {
+        if let Some(slot) = self.rings[link.idx()].front() {
+            prefetch(slot);
+        }
     }
 
     /// Takes the packet arriving now off the link; also returns when the next one

@@ -89,6 +89,12 @@ impl Calendar {
         self.current.get(self.cur_pos)
     }
 
+    /// The `k`-th entry after the next one in the bucket being drained, if any.
+    #[inline]
+    pub(super) fn upcoming(&self, k: usize) -> Option<&Entry> {
+        self.current.get(self.cur_pos + k)
+    }
+
     /// Removes the entry [`Self::peek`] just returned (there must be one).
     #[inline]
     pub(super) fn pop_peeked(&mut self) -> Entry {

@@ -18,6 +18,9 @@
 //! Scheduling into the past is a bug and panics.
 
 mod calendar;
+mod prefetch;
+
+pub use prefetch::prefetch;
 
 use crate::units::SimTime;
 use calendar::Calendar;
@@ -257,6 +260,14 @@ impl<E: Bits> EventQueue<E> {
         self.now = SimTime(e.time);
         self.popped += 1;
         Some((e.key(), e.event()))
+    }
+
+    /// The `k`-th hot event after the next one (`k = 0`: the next), if the
+    /// calendar already holds it in order; a hint for prefetching, which may
+    /// miss events that are still in later buckets or among the timers.
+    #[inline]
+    pub fn upcoming(&self, k: usize) -> Option<E> {
+        self.hot.upcoming(k).map(|e| e.event())
     }
 
     /// The key of the earliest pending event.

@@ -923,6 +923,7 @@ impl Sim {
             let sh = &*self.sh;
             let part = &mut self.parts[0];
             while let Some((key, ev)) = part.q.pop_keyed(bound) {
+                part.warm(sh);
                 let ev = ev.unpack();
                 let now = SimTime(key.0);
                 part.journal.set_key(key);

@@ -10,7 +10,7 @@
 //! ([`Part::take_inbox`]) before the receiver could need them.
 
 use super::Shared;
-use crate::engine::{EventQueue, Key};
+use crate::engine::{EventQueue, Key, prefetch};
 use crate::ids::{FlowId, HostIdx, SwitchIdx};
 use crate::nic::Nic;
 use crate::node::{Ctx, Event, Links, Packed, Progress, Remote, Transit};
@@ -131,6 +131,7 @@ impl Part {
         self.take_inbox();
         let mut n = 0;
         while let Some((key, ev)) = self.q.pop_keyed(bound) {
+            self.warm(sh);
             self.journal.set_key(key);
             self.dispatch(sh, SimTime(key.0), ev);
             n += 1;
@@ -152,6 +153,33 @@ impl Part {
     #[inline]
     fn dispatch(&mut self, sh: &Shared, now: SimTime, ev: Packed) {
         self.dispatch_event(sh, now, ev.unpack());
+    }
+
+    /// Cache hints for the next two events, issued before handling the current
+    /// one so that its handling hides the loads: the ring slot of the event
+    /// after next if it is an arrival, and for the next one the landing
+    /// packet's header (its slot warmed one event earlier) or the port state
+    /// of its transmission. A landing packet and its ring slot were written a
+    /// link delay (thousands of events) earlier and are otherwise cache misses
+    /// (docs/performance.md, "Cache hints").
+    #[inline(always)]
+    pub fn warm(&self, sh: &Shared) {
+        if let Some(link) = self.q.upcoming(1).and_then(Packed::arrival_link) {
+            self.links.warm_front(link);
+        }
+        let Some(next) = self.q.upcoming(0) else {
+            return;
+        };
+        if let Some(link) = next.arrival_link() {
+            if let Some(id) = self.links.front(link) {
+                prefetch(self.pool.get(id));
+            }
+        } else if let Some(egress) = next.tx_done_egress() {
+            let (node, port) = sh.egress_owner[egress.idx()];
+            if let Slot::Switch(l) = sh.place[node.idx()] {
+                prefetch(&self.switches[l as usize].ports[port as usize]);
+            }
+        }
     }
 
     /// Routes one event to the node of this partition it is for.
