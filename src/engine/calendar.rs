@@ -105,15 +105,18 @@ impl Calendar {
     }
 
     /// The first occupied bucket after `cur_slot`, as an absolute slot.
+    #[inline]
     fn next_occupied(&self) -> Option<u64> {
         let start = ((self.cur_slot + 1) & MASK) as usize;
         let (w0, b0) = (start / 64, start % 64);
-        for k in 0..=WORDS {
+        // Usually in the same word: packet events are a few slots apart.
+        let bits = self.occupied[w0] & (!0u64 << b0);
+        if bits != 0 {
+            return Some(self.cur_slot + 1 + (bits.trailing_zeros() as usize - b0) as u64);
+        }
+        for k in 1..=WORDS {
             let w = (w0 + k) % WORDS;
             let mut bits = self.occupied[w];
-            if k == 0 {
-                bits &= !0u64 << b0;
-            }
             if k == WORDS {
                 bits &= (1u64 << b0).wrapping_sub(1);
             }
@@ -151,6 +154,8 @@ impl Calendar {
         let b = (next & MASK) as usize;
         std::mem::swap(&mut self.current, &mut self.buckets[b]);
         self.occupied[b / 64] &= !(1 << (b % 64));
-        self.current.sort_unstable();
+        if self.current.len() > 1 {
+            self.current.sort_unstable();
+        }
     }
 }

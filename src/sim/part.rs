@@ -15,7 +15,7 @@ use crate::ids::{FlowId, HostIdx, SwitchIdx};
 use crate::nic::Nic;
 use crate::node::{Ctx, Event, Links, Packed, Progress, Remote, Transit};
 use crate::output::journal::Journal;
-use crate::packet::PacketPool;
+use crate::packet::{MAX_INT_HOPS, PacketPool};
 use crate::stats::Stats;
 use crate::switch::flowctl::{FlowControl, Frame};
 use crate::switch::{Switch, SwitchEnv};
@@ -173,6 +173,15 @@ impl Part {
         if let Some(link) = next.arrival_link() {
             if let Some(id) = self.links.front(link) {
                 prefetch(self.pool.get(id));
+                // An ACK reaching its sender: HPCC reads every INT record.
+                if sh.sw_cfg.int_on
+                    && let Slot::Host(_) = sh.place[sh.link_dst[link.idx()].0.idx()]
+                {
+                    let int = self.pool.int(id);
+                    prefetch(&int[0]);
+                    prefetch(&int[2]);
+                    prefetch(&int[MAX_INT_HOPS - 1]);
+                }
             }
         } else if let Some(egress) = next.tx_done_egress() {
             let (node, port) = sh.egress_owner[egress.idx()];
