@@ -26,22 +26,30 @@ pub fn quanta_to_time(rate: Rate, quanta: u16) -> Delta {
     Delta((bits * crate::units::PS_PER_S as u128).div_ceil(rate.bps() as u128) as u64)
 }
 
+/// An egress port's transmitter. Laid out in declaration order (`repr(C)`):
+/// what every transmission reads and writes fills the first 96 bytes, the
+/// pause clocks that only PFC frames touch come last (docs/performance.md).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Egress {
-    /// Global index of this egress port (event addressing).
-    pub gid: EgressId,
-    pub peer: NodeId,
-    pub peer_port: u16,
-    pub rate: Rate,
-    pub delay: Delta,
-    pub loss: f64,
-    serialization: Serialization,
-    /// Picoseconds per byte when that is a whole number (fast path).
-    ps_per_byte: Option<u64>,
     /// End of the current transmission.
     pub busy_until: SimTime,
     /// Time of the earliest scheduled `TxDone` event, `SimTime::MAX` if none.
     pub next_event: SimTime,
+    /// Picoseconds per byte when that is a whole number (fast path).
+    ps_per_byte: Option<u64>,
+    pub rate: Rate,
+    pub delay: Delta,
+    pub loss: f64,
+    /// Bytes put on the wire, all kinds of packets.
+    pub tx_bytes: u64,
+    /// Bytes of data packets put on the wire.
+    pub tx_data_bytes: u64,
+    /// Global index of this egress port (event addressing).
+    pub gid: EgressId,
+    pub peer: NodeId,
+    pub peer_port: u16,
+    serialization: Serialization,
     /// Classes paused by the peer's PFC, as a bit mask.
     pub paused: u8,
     /// When each class was paused (for paused-time totals).
@@ -50,10 +58,6 @@ pub struct Egress {
     pub pause_expiry: [SimTime; CLASSES],
     /// Total time each class spent paused.
     pub paused_total: [Delta; CLASSES],
-    /// Bytes put on the wire, all kinds of packets.
-    pub tx_bytes: u64,
-    /// Bytes of data packets put on the wire.
-    pub tx_data_bytes: u64,
 }
 
 impl Egress {

@@ -69,13 +69,21 @@ pub enum Admit {
     Drop,
 }
 
+/// What one (ingress port, class) is charged.
+#[derive(Clone, Copy, Debug, Default)]
+struct Charge {
+    /// Bytes charged outside headroom.
+    ingress: u64,
+    /// Bytes in headroom.
+    hdrm: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Mmu {
     pub cfg: MmuConfig,
-    /// Per (ingress port, class): bytes charged outside headroom.
-    ingress: Vec<u64>,
-    /// Per (ingress port, class): bytes in headroom.
-    hdrm: Vec<u64>,
+    /// Per (ingress port, class): its charges, side by side so that an
+    /// admission or release reads one cache line for them.
+    charge: Vec<Charge>,
     /// Per (egress port, class): bytes queued.
     egress: Vec<u64>,
     /// Bytes of the shared pool in use (beyond reserves).
@@ -117,8 +125,7 @@ impl Mmu {
         let n = ports * CLASSES;
         Mmu {
             cfg,
-            ingress: vec![0; n],
-            hdrm: vec![0; n],
+            charge: vec![Charge::default(); n],
             egress: vec![0; n],
             shared_used: 0,
             total_used: 0,
@@ -148,10 +155,10 @@ impl Mmu {
     /// Bytes charged to (ingress port, class), headroom included.
     pub fn ingress_bytes(&self, port: u16, class: u8) -> u64 {
         let i = ix(port, class);
-        self.ingress[i] + self.hdrm[i]
+        self.charge[i].ingress + self.charge[i].hdrm
     }
     pub fn headroom_bytes(&self, port: u16, class: u8) -> u64 {
-        self.hdrm[ix(port, class)]
+        self.charge[ix(port, class)].hdrm
     }
     /// Bytes of (ingress port, class) in the shared pool (beyond its reserve,
     /// headroom excluded): what the PFC threshold is compared with.
@@ -170,7 +177,7 @@ impl Mmu {
 
     #[inline]
     fn shared_of(&self, i: usize) -> u64 {
-        self.ingress[i].saturating_sub(self.cfg.reserve)
+        self.charge[i].ingress.saturating_sub(self.cfg.reserve)
     }
 
     /// The PFC (XOFF) threshold of an ingress port now.
@@ -194,7 +201,7 @@ impl Mmu {
     #[inline]
     pub fn over_threshold(&self, inp: u16, class: u8) -> bool {
         let i = ix(inp, class);
-        self.hdrm[i] > 0 || self.shared_of(i) >= self.threshold(inp)
+        self.charge[i].hdrm > 0 || self.shared_of(i) >= self.threshold(inp)
     }
 
     /// The XON condition of (`inp`, `class`): its headroom is empty and its shared
@@ -202,7 +209,7 @@ impl Mmu {
     #[inline]
     pub fn below_resume(&self, inp: u16, class: u8, offset: u64) -> bool {
         let i = ix(inp, class);
-        if self.hdrm[i] > 0 {
+        if self.charge[i].hdrm > 0 {
             return false;
         }
         let shared = self.shared_of(i);
@@ -216,11 +223,11 @@ impl Mmu {
         let i = ix(inp, class);
         let verdict = if self.cfg.lossless && self.cfg.ns3_admission {
             let thresh = self.threshold(inp);
-            if self.hdrm[i] + size > self.cfg.headroom[inp as usize]
+            if self.charge[i].hdrm + size > self.cfg.headroom[inp as usize]
                 && self.shared_of(i) + size > thresh
             {
                 Admit::Drop
-            } else if (self.ingress[i] + size).saturating_sub(self.cfg.reserve) > thresh {
+            } else if (self.charge[i].ingress + size).saturating_sub(self.cfg.reserve) > thresh {
                 Admit::Headroom
             } else {
                 Admit::Shared
@@ -229,7 +236,7 @@ impl Mmu {
             let shared = self.shared_of(i);
             let over = shared + size > self.threshold(inp);
             if self.total_used + size > self.cfg.buffer
-                || (over && self.hdrm[i] + size > self.cfg.headroom[inp as usize])
+                || (over && self.charge[i].hdrm + size > self.cfg.headroom[inp as usize])
             {
                 Admit::Drop
             } else if over {
@@ -250,10 +257,10 @@ impl Mmu {
         };
         match verdict {
             Admit::Drop => return Admit::Drop,
-            Admit::Headroom => self.hdrm[i] += size,
+            Admit::Headroom => self.charge[i].hdrm += size,
             Admit::Shared => {
                 let before = self.shared_of(i);
-                self.ingress[i] += size;
+                self.charge[i].ingress += size;
                 self.shared_used += self.shared_of(i) - before;
             }
         }
@@ -267,13 +274,16 @@ impl Mmu {
     #[inline]
     pub fn release(&mut self, inp: u16, class: u8, out: u16, size: u64) {
         let i = ix(inp, class);
-        let from_hdrm = size.min(self.hdrm[i]);
-        self.hdrm[i] -= from_hdrm;
+        let from_hdrm = size.min(self.charge[i].hdrm);
+        self.charge[i].hdrm -= from_hdrm;
         let rest = size - from_hdrm;
         if rest > 0 {
             let before = self.shared_of(i);
-            assert!(self.ingress[i] >= rest, "MMU released more than it charged");
-            self.ingress[i] -= rest;
+            assert!(
+                self.charge[i].ingress >= rest,
+                "MMU released more than it charged"
+            );
+            self.charge[i].ingress -= rest;
             self.shared_used -= before - self.shared_of(i);
         }
         let o = ix(out, class);

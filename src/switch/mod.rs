@@ -46,13 +46,13 @@ pub struct SwitchEnv<'a> {
     pub routes: &'a Routes,
 }
 
+/// A switch egress port: its queues and transmitter. Laid out in declaration
+/// order (`repr(C)`, line-aligned) so that a packet passing through touches
+/// few cache lines: the counters and ECN parameters share the first line, the
+/// control and data queues the next ones, then the transmitter's hot fields
+/// ([`Egress`]; docs/performance.md).
+#[repr(C, align(64))]
 pub struct SwitchPort {
-    pub eg: Egress,
-    pub queues: [PktQueue; CLASSES],
-    /// Bit mask of non-empty classes.
-    pub nonempty: u8,
-    /// Last data class served (round robin).
-    pub rr: u8,
     /// Bytes queued at this port, all classes.
     pub bytes: u64,
     /// Most bytes ever queued at this port.
@@ -61,6 +61,12 @@ pub struct SwitchPort {
     pub rx_bytes: u64,
     /// RED/ECN parameters for this port's rate; `None` = no marking.
     pub red: Option<ecn::Red>,
+    /// Bit mask of non-empty classes.
+    pub nonempty: u8,
+    /// Last data class served (round robin).
+    pub rr: u8,
+    pub queues: [PktQueue; CLASSES],
+    pub eg: Egress,
 }
 
 impl SwitchPort {
