@@ -61,6 +61,18 @@ pub struct FlowInfo {
     pub recv_slot: QpSlot,
 }
 
+/// A flow with a sending queue pair at its NIC: what the transmit loop reads
+/// of it besides the queue pair, kept here so that a look over the active
+/// flows does not read the run's per-flow tables (docs/performance.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Active {
+    pub fid: FlowId,
+    /// Its sending queue pair ([`FlowInfo::send_slot`]).
+    pub slot: QpSlot,
+    /// Its traffic class.
+    pub class: u8,
+}
+
 /// What every NIC of a run shares: the transport, the controller, sizes.
 #[derive(Clone, Debug)]
 pub struct NicConfig {
@@ -140,7 +152,7 @@ pub struct Nic {
     /// ACK/NACK/CNP waiting to go out.
     pub ctrl: PktQueue,
     /// Flows with a sending queue pair here that has not completed, in start order.
-    pub active: Vec<FlowId>,
+    pub active: Vec<Active>,
     /// Round-robin position in `active`.
     pub rr: usize,
     pub rng: ChaCha8Rng,

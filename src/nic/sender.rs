@@ -23,7 +23,11 @@ impl Nic {
         let mut qp = SendQp::new(spec.size, cc, now);
         qp.irn = f.irn_cap.map(IrnSender::new);
         self.send[f.send_slot.idx()] = Some(Box::new(qp));
-        self.active.push(fid);
+        self.active.push(super::Active {
+            fid,
+            slot: f.send_slot,
+            class: spec.class,
+        });
         ctx.progress.started += 1;
         if ctx.progress.done + 1 == ctx.progress.started {
             // First active flow after an idle period: progress starts now.
@@ -129,7 +133,7 @@ impl Nic {
     /// queue pair is freed (later ACKs, CNPs and timers of the flow find none
     /// and are ignored, as they were by a queue pair marked done).
     fn complete(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
-        if let Some(pos) = self.active.iter().position(|&f| f == fid) {
+        if let Some(pos) = self.active.iter().position(|a| a.fid == fid) {
             self.active.remove(pos);
             if self.rr > pos {
                 self.rr -= 1;

@@ -76,17 +76,19 @@ impl Nic {
         let cfg = env.cfg;
         let mtu = cfg.transport.mtu;
         let n = self.active.len();
-        for k in 0..n {
-            let i = (self.rr + k) % n;
-            let fid = self.active[i];
-            let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-            let qp = self.send[f.send_slot.idx()]
+        let mut i = if n == 0 { 0 } else { self.rr % n };
+        for _ in 0..n {
+            let a = self.active[i];
+            i = if i + 1 == n { 0 } else { i + 1 };
+            let qp = self.send[a.slot.idx()]
                 .as_deref_mut()
                 .expect("active flows have a sender");
-            if self.eg.is_paused(spec.class) || qp.next_avail > now || !qp.sendable(mtu) {
+            if self.eg.is_paused(a.class) || qp.next_avail > now || !qp.sendable(mtu) {
                 continue;
             }
-            self.rr = (i + 1) % n;
+            self.rr = i;
+            let fid = a.fid;
+            let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
             let before = qp.high_sent;
             let seg = cfg.transport.next_segment(qp, now);
             if before < qp.size && qp.high_sent >= qp.size {
@@ -165,8 +167,8 @@ impl Nic {
         let t = self
             .active
             .iter()
-            .filter_map(|&fid| {
-                let qp = self.send[env.flows[fid.idx()].send_slot.idx()].as_ref()?;
+            .filter_map(|a| {
+                let qp = self.send[a.slot.idx()].as_ref()?;
                 qp.has_data().then_some(qp.next_avail)
             })
             .min()
@@ -206,12 +208,11 @@ impl Nic {
             next = free_at;
         } else {
             let mtu = env.cfg.transport.mtu;
-            for &fid in &self.active {
-                let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-                let qp = self.send[f.send_slot.idx()]
+            for a in &self.active {
+                let qp = self.send[a.slot.idx()]
                     .as_deref()
                     .expect("active flows have a sender");
-                if self.eg.is_paused(spec.class) || !qp.sendable(mtu) {
+                if self.eg.is_paused(a.class) || !qp.sendable(mtu) {
                     continue;
                 }
                 next = next.min(qp.next_avail.max(free_at));

@@ -1224,7 +1224,7 @@ impl Sim {
             .topo
             .hosts
             .iter()
-            .flat_map(|&h| self.nic(h).active.iter().copied())
+            .flat_map(|&h| self.nic(h).active.iter().map(|a| a.fid))
             .collect()
     }
 
@@ -1254,7 +1254,7 @@ impl Sim {
         let mine = self.parts[r.rank]
             .nics
             .iter()
-            .flat_map(|n| n.active.iter().copied())
+            .flat_map(|n| n.active.iter().map(|a| a.fid))
             .filter(|&f| self.rec.flow_rate_on(f))
             .collect::<Vec<FlowId>>();
         let mut fids = r.all_gather_obj(&mine).concat();
