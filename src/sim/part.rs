@@ -161,7 +161,7 @@ impl Part {
     /// packet's header (its slot warmed one event earlier) or the port state
     /// of its transmission. A landing packet and its ring slot were written a
     /// link delay (thousands of events) earlier and are otherwise cache misses
-    /// (docs/performance.md, "Cache hints").
+    /// (docs/performance.md, "Cache hints and layout").
     #[inline(always)]
     pub fn warm(&self, sh: &Shared) {
         if let Some(link) = self.q.upcoming(1).and_then(Packed::arrival_link) {

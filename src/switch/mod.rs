@@ -70,18 +70,6 @@ pub struct SwitchPort {
 }
 
 impl SwitchPort {
-    /// Cache hint: the lines a transmission reads (counters, the class
-    /// queues, the transmitter's hot fields).
-    #[inline]
-    pub fn warm(&self) {
-        crate::engine::prefetch(self);
-        // The queues span three lines (eight 24-byte queues from byte 64).
-        crate::engine::prefetch(&self.queues[0]);
-        crate::engine::prefetch(&self.queues[CLASSES / 2 - 1]);
-        crate::engine::prefetch(&self.queues[CLASSES - 1]);
-        crate::engine::prefetch(&self.eg);
-    }
-
     pub fn new(eg: Egress, red: Option<ecn::Red>) -> SwitchPort {
         SwitchPort {
             eg,
