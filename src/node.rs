@@ -447,7 +447,19 @@ mod tests {
             },
         ];
         for e in all {
-            assert_eq!(e.pack().unpack(), e);
+            let p = e.pack();
+            assert_eq!(p.unpack(), e);
+            // The cache hints read these two kinds without decoding the rest.
+            let link = match e {
+                Event::Arrive { link } => Some(link),
+                _ => None,
+            };
+            let egress = match e {
+                Event::TxDone { egress } => Some(egress),
+                _ => None,
+            };
+            assert_eq!(p.arrival_link(), link);
+            assert_eq!(p.tx_done_egress(), egress);
         }
     }
 
@@ -457,7 +469,10 @@ mod tests {
         let link = EgressId(1);
         assert!(l.push(link, 10, SimTime(5), 5));
         assert!(!l.push(link, 11, SimTime(9), 7));
+        assert_eq!(l.front(link), Some(10));
         assert_eq!(l.land(link), (10, Some((SimTime(9), 7))));
+        assert_eq!(l.front(link), Some(11));
         assert_eq!(l.land(link), (11, None));
+        assert_eq!(l.front(link), None);
     }
 }

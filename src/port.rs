@@ -27,7 +27,7 @@ pub fn quanta_to_time(rate: Rate, quanta: u16) -> Delta {
 }
 
 /// An egress port's transmitter. Laid out in declaration order (`repr(C)`):
-/// what every transmission reads and writes fills the first 96 bytes, the
+/// what every transmission reads and writes fills the first 88 bytes, the
 /// pause clocks that only PFC frames touch come last (docs/performance.md).
 #[derive(Clone, Debug)]
 #[repr(C)]

@@ -422,6 +422,22 @@ mod tests {
     }
 
     #[test]
+    fn upcoming_names_the_hot_events_that_pop_next() {
+        let mut q = EventQueue::new();
+        // Within one calendar slot (512 ps), scheduled out of order.
+        for (t, e) in [(300, 'c'), (100, 'a'), (400, 'd'), (200, 'b')] {
+            q.schedule(SimTime(t), e);
+        }
+        assert_eq!(q.pop(), Some((SimTime(100), 'a')));
+        assert_eq!(q.upcoming(0), Some('b'));
+        assert_eq!(q.upcoming(1), Some('c'));
+        assert_eq!(q.upcoming(2), Some('d'));
+        assert_eq!(q.upcoming(3), None);
+        let rest: String = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(rest, "bcd");
+    }
+
+    #[test]
     #[should_panic(expected = "in the past")]
     fn scheduling_in_the_past_is_a_bug() {
         let mut q = EventQueue::new();
