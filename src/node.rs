@@ -81,6 +81,10 @@ impl Sampler {
 }
 
 const TAG_SHIFT: u32 = 29;
+/// The tags of the two packet events, which the event loop's cache hints read
+/// without unpacking ([`Packed::arrival_link`], [`Packed::tx_done_egress`]).
+const TAG_TX_DONE: u32 = 0;
+const TAG_ARRIVE: u32 = 1;
 /// Largest index an event can carry (packets, flows and egress ports are counted below it).
 pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
 
@@ -104,8 +108,8 @@ impl Event {
     #[inline]
     pub fn pack(self) -> Packed {
         let (tag, idx) = match self {
-            Event::TxDone { egress } => (0, egress.0),
-            Event::Arrive { link } => (1, link.0),
+            Event::TxDone { egress } => (TAG_TX_DONE, egress.0),
+            Event::Arrive { link } => (TAG_ARRIVE, link.0),
             Event::FlowStart { host } => (2, host.0),
             Event::QpTimer { flow } => (3, flow.0),
             Event::Sample { what } => (4, what as u32),
@@ -125,23 +129,23 @@ impl Packed {
     /// The link of an `Arrive` event, read without decoding any other kind.
     #[inline]
     pub fn arrival_link(self) -> Option<EgressId> {
-        (self.0 >> TAG_SHIFT == 1).then_some(EgressId(self.0 & MAX_EVENT_INDEX))
+        (self.0 >> TAG_SHIFT == TAG_ARRIVE).then_some(EgressId(self.0 & MAX_EVENT_INDEX))
     }
 
     /// The port of a `TxDone` event, read without decoding any other kind.
     #[inline]
     pub fn tx_done_egress(self) -> Option<EgressId> {
-        (self.0 >> TAG_SHIFT == 0).then_some(EgressId(self.0 & MAX_EVENT_INDEX))
+        (self.0 >> TAG_SHIFT == TAG_TX_DONE).then_some(EgressId(self.0 & MAX_EVENT_INDEX))
     }
 
     #[inline]
     pub fn unpack(self) -> Event {
         let idx = self.0 & MAX_EVENT_INDEX;
         match self.0 >> TAG_SHIFT {
-            0 => Event::TxDone {
+            TAG_TX_DONE => Event::TxDone {
                 egress: EgressId(idx),
             },
-            1 => Event::Arrive {
+            TAG_ARRIVE => Event::Arrive {
                 link: EgressId(idx),
             },
             2 => Event::FlowStart { host: HostIdx(idx) },

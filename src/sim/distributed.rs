@@ -197,11 +197,9 @@ impl Sim {
     /// Rank 0's output bytes if they are over the limit, else 0 (and 0 on
     /// the other ranks, which write nothing).
     fn output_over(&self, me: usize) -> u64 {
-        let bytes = if me == 0 { self.rec.output_bytes() } else { 0 };
-        if bytes > self.limits.max_output_bytes {
-            bytes
-        } else {
-            0
+        match me {
+            0 => self.output_over_limit().unwrap_or(0),
+            _ => 0,
         }
     }
 

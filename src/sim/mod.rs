@@ -131,6 +131,22 @@ impl Shared {
         }
     }
 
+    /// The node a packet on `link` lands at, as its slot in its partition, and
+    /// the port it lands on.
+    #[inline]
+    fn link_end(&self, link: EgressId) -> (Slot, u16) {
+        let (node, port) = self.link_dst[link.idx()];
+        (self.place[node.idx()], port)
+    }
+
+    /// The node owning egress port `egress`, as its slot in its partition,
+    /// and the port's number there.
+    #[inline]
+    fn egress_end(&self, egress: EgressId) -> (Slot, u16) {
+        let (node, port) = self.egress_owner[egress.idx()];
+        (self.place[node.idx()], port)
+    }
+
     /// The egress id of `node`'s port `port`.
     fn gid(&self, node: NodeId, port: u16) -> EgressId {
         EgressId(self.egress_base[node.idx()] + port as u32)
@@ -657,8 +673,7 @@ impl Sim {
                 next_check = self.engine.window_events + CHECK_EVERY;
                 let pr = self.progress();
                 progress(SimTime(bound.0), pr.done, total);
-                let bytes = self.rec.output_bytes();
-                if bytes > self.limits.max_output_bytes {
+                if let Some(bytes) = self.output_over_limit() {
                     return Some(Ending::OutputOver(SimTime(bound.0), bytes));
                 }
             }
@@ -894,8 +909,14 @@ impl Sim {
         if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
             return Some(Ending::Stalled(now));
         }
+        self.output_over_limit()
+            .map(|bytes| Ending::OutputOver(now, bytes))
+    }
+
+    /// The size of the output files written so far, if it is over the limit.
+    fn output_over_limit(&self) -> Option<u64> {
         let bytes = self.rec.output_bytes();
-        (bytes > self.limits.max_output_bytes).then_some(Ending::OutputOver(now, bytes))
+        (bytes > self.limits.max_output_bytes).then_some(bytes)
     }
 
     /// A run on one thread: [`Self::run_ordered`] for one partition, whose

@@ -175,7 +175,7 @@ impl Part {
                 prefetch(self.pool.get(id));
                 // An ACK reaching its sender: HPCC reads every INT record.
                 if sh.sw_cfg.int_on
-                    && let Slot::Host(_) = sh.place[sh.link_dst[link.idx()].0.idx()]
+                    && let (Slot::Host(_), _) = sh.link_end(link)
                 {
                     let int = self.pool.int(id);
                     prefetch(&int[0]);
@@ -183,11 +183,10 @@ impl Part {
                     prefetch(&int[MAX_INT_HOPS - 1]);
                 }
             }
-        } else if let Some(egress) = next.tx_done_egress() {
-            let (node, port) = sh.egress_owner[egress.idx()];
-            if let Slot::Switch(l) = sh.place[node.idx()] {
-                prefetch(&self.switches[l as usize].ports[port as usize]);
-            }
+        } else if let Some(egress) = next.tx_done_egress()
+            && let (Slot::Switch(l), port) = sh.egress_end(egress)
+        {
+            prefetch(&self.switches[l as usize].ports[port as usize]);
         }
     }
 
@@ -201,8 +200,8 @@ impl Part {
                     self.q
                         .schedule_lead(at, lead, Event::Arrive { link }.pack());
                 }
-                let (node, port) = sh.link_dst[link.idx()];
-                match sh.place[node.idx()] {
+                let (slot, port) = sh.link_end(link);
+                match slot {
                     Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
                         nics[l as usize].on_packet(&mut ctx, nenv, id)
                     }),
@@ -215,8 +214,8 @@ impl Part {
                 }
             }
             Event::TxDone { egress } => {
-                let (node, port) = sh.egress_owner[egress.idx()];
-                match sh.place[node.idx()] {
+                let (slot, port) = sh.egress_end(egress);
+                match slot {
                     Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
                         nics[l as usize].on_tx_done(&mut ctx, nenv)
                     }),
@@ -226,8 +225,8 @@ impl Part {
                 }
             }
             Event::PauseExpiry { egress } => {
-                let (node, port) = sh.egress_owner[egress.idx()];
-                match sh.place[node.idx()] {
+                let (slot, port) = sh.egress_end(egress);
+                match slot {
                     Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
                         nics[l as usize].on_pause_expiry(&mut ctx, nenv)
                     }),
