@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod huge_pages;
 pub mod ids;
 pub mod limits;
 pub mod nic;

@@ -26,8 +26,22 @@ pub fn quanta_to_time(rate: Rate, quanta: u16) -> Delta {
     Delta((bits * crate::units::PS_PER_S as u128).div_ceil(rate.bps() as u128) as u64)
 }
 
+/// Where the time-weighted queue histogram (`output::hist`) stands for the
+/// queue a port serves. It is kept on the port, on a line every transmission
+/// reads, so that an enqueue or a dequeue touches no recorder memory unless
+/// the queue's length moves to another bin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueueClock {
+    /// When the queue's length last changed.
+    pub since: SimTime,
+    /// Picoseconds spent in a row at lengths of bin `bin`, not yet handed to
+    /// the recorder.
+    pub ps: u64,
+    pub bin: u32,
+}
+
 /// An egress port's transmitter. Laid out in declaration order (`repr(C)`):
-/// what every transmission reads and writes fills the first 88 bytes, the
+/// what every transmission reads and writes fills the first 112 bytes, the
 /// pause clocks that only PFC frames touch come last (docs/performance.md).
 #[derive(Clone, Debug)]
 #[repr(C)]
@@ -52,6 +66,8 @@ pub struct Egress {
     serialization: Serialization,
     /// Classes paused by the peer's PFC, as a bit mask.
     pub paused: u8,
+    /// The time-weighted queue histogram's clock of the queue this port serves.
+    pub queue_clock: QueueClock,
     /// When each class was paused (for paused-time totals).
     pub paused_since: [SimTime; CLASSES],
     /// When a timed pause of each class expires (`SimTime::MAX` = X-OFF until X-ON).
@@ -81,6 +97,7 @@ impl Egress {
             busy_until: SimTime::ZERO,
             next_event: SimTime::MAX,
             paused: 0,
+            queue_clock: QueueClock::default(),
             paused_since: [SimTime::ZERO; CLASSES],
             pause_expiry: [SimTime::MAX; CLASSES],
             paused_total: [Delta::ZERO; CLASSES],

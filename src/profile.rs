@@ -36,6 +36,10 @@ impl Serialization {
         match self {
             Serialization::Exact => rate.tx_time(bytes),
             Serialization::Ns3Truncated => {
+                // 64-bit arithmetic when it cannot overflow (any packet).
+                if let Some(num) = bytes.checked_mul(8 * 1_000_000_000) {
+                    return Delta::from_ns(num.saturating_sub(1) / rate.bps());
+                }
                 let num = bytes as u128 * 8 * 1_000_000_000;
                 let ns = num.saturating_sub(1) / rate.bps() as u128;
                 Delta::from_ns(ns as u64)
@@ -264,6 +268,17 @@ impl ModelConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ns3_serialization_is_the_128_bit_quotient_for_any_size() {
+        for bps in [1u64, 7, 1_000_000_007, 25_000_000_000, 100_000_000_000] {
+            for bytes in [0u64, 1, 64, 1048, 9000, 2_305_843_009, 1 << 40] {
+                let want = (bytes as u128 * 8_000_000_000).saturating_sub(1) / bps as u128;
+                let got = Serialization::Ns3Truncated.tx_time(Rate::from_bps(bps), bytes);
+                assert_eq!(got, Delta::from_ns(want as u64), "{bytes} B at {bps}");
+            }
+        }
+    }
 
     #[test]
     fn ns3_serialization_truncates_and_exact_values_come_out_one_ns_short() {

@@ -131,6 +131,14 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let parallel = args.threads.iter().any(|&t| t > 1);
     outln!(
+        "heap: transparent huge pages {} (ROCESIM_THP=0 turns them off; docs/performance.md)",
+        if crate::huge_pages::active() {
+            "on"
+        } else {
+            "off"
+        }
+    );
+    outln!(
         "{:<32} {:>3} {:>9} {:>11} {:>11} {:>8} {:>8}{}",
         "scenario",
         "thr",

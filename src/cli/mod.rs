@@ -214,6 +214,7 @@ fn clean_up_on_signals() {
 
 /// Parses arguments, runs the command, and returns the process exit code.
 pub fn main() -> i32 {
+    crate::huge_pages::enable();
     let cli = Cli::parse();
     clean_up_on_signals();
     let res = match cli.command {

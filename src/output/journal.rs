@@ -22,6 +22,7 @@ use super::pfc_diag::PfcDiag;
 use super::{FctRecord, FlowCounters, PfcKind, Recorder};
 use crate::engine::Key;
 use crate::ids::{EgressId, FlowId, SwitchIdx};
+use crate::port::QueueClock;
 use crate::topology::NodeId;
 use crate::units::SimTime;
 use std::collections::HashMap;
@@ -197,11 +198,19 @@ impl Journal {
 
     // --- The recorders' side (Recorder methods of the same names). ---
 
-    /// The queue of egress `gid` is about to change from `old` bytes.
+    /// The queue of egress `gid` (histogram clock `clock`) is about to change
+    /// from `old` bytes at `now`.
     #[inline]
-    pub fn queue_change(&mut self, gid: EgressId, now: SimTime, old: u64) {
+    pub fn queue_change(&mut self, gid: EgressId, clock: &mut QueueClock, now: SimTime, old: u64) {
         if let Some(h) = self.wants.queue_hist.as_mut() {
-            h.change(gid, now, old);
+            h.change(gid, clock, now, old);
+        }
+    }
+
+    /// Hands over the time egress `gid`'s clock still holds (the end of the run).
+    pub fn queue_settle(&mut self, gid: EgressId, clock: &mut QueueClock) {
+        if let Some(h) = self.wants.queue_hist.as_mut() {
+            h.settle(gid, clock);
         }
     }
 

@@ -357,11 +357,12 @@ impl Recorder {
         }
     }
 
-    /// The queue of egress `gid` is about to change from `old` bytes.
+    /// The queue of egress `gid`, last changed at `since`, is about to change
+    /// from `old` bytes at `now`.
     #[inline]
-    pub fn queue_change(&mut self, gid: EgressId, now: SimTime, old: u64) {
+    pub fn queue_change(&mut self, gid: EgressId, since: SimTime, now: SimTime, old: u64) {
         if let Some(h) = self.queue_hist.as_mut() {
-            h.change(gid, now, old);
+            h.add(gid, since, now, old);
         }
     }
 

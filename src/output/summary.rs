@@ -148,6 +148,8 @@ pub struct Timing {
     pub peak_packets_in_flight: usize,
     pub peak_pending_events: usize,
     pub engine: Engine,
+    /// The heap was backed by transparent huge pages (`crate::huge_pages`).
+    pub heap_huge_pages: bool,
 }
 
 impl Timing {
@@ -159,6 +161,7 @@ impl Timing {
             peak_packets_in_flight: s.peak_packets_in_flight,
             peak_pending_events: s.peak_pending_events,
             engine: s.engine.clone(),
+            heap_huge_pages: crate::huge_pages::active(),
         }
     }
 }

@@ -67,8 +67,9 @@ pub(crate) struct PartEnd {
     pub max_buffer: u64,
     /// Its egress ports (NICs' and switches') that were ever paused.
     pub egress: Vec<EgressEnd>,
-    /// Its switch ports' queue bytes now (those not empty).
-    pub queued: Vec<(EgressId, u64)>,
+    /// Its switch ports' queue bytes now (those not empty) and when they last
+    /// changed.
+    pub queued: Vec<(EgressId, u64, SimTime)>,
     /// Its shards of the queue-length and delay histograms.
     pub queue_hist: Option<QueueHists>,
     pub latency: Option<CountHist>,
@@ -91,6 +92,9 @@ impl Part {
             .filter(|eg| eg.paused != 0 || eg.paused_total.iter().any(|d| !d.is_zero()))
             .map(EgressEnd::of)
             .collect();
+        for p in self.switches.iter_mut().flat_map(|s| s.ports.iter_mut()) {
+            self.journal.queue_settle(p.eg.gid, &mut p.eg.queue_clock);
+        }
         let (queue_hist, latency) = self.journal.take_hists();
         let ports = || self.switches.iter().flat_map(|s| s.ports.iter());
         PartEnd {
@@ -111,7 +115,7 @@ impl Part {
             egress,
             queued: ports()
                 .filter(|p| p.bytes > 0)
-                .map(|p| (p.eg.gid, p.bytes))
+                .map(|p| (p.eg.gid, p.bytes, p.eg.queue_clock.since))
                 .collect(),
             queue_hist,
             latency,

@@ -1031,13 +1031,14 @@ impl Sim {
             sh.node_part[sh.egress_owner[gid.idx()].0.idx()] as usize
         });
         // Close the queue histograms at the end of the run.
-        let mut queued = vec![0u64; n_egress];
-        for &(gid, bytes) in ends.iter().flat_map(|e| &e.queued) {
-            queued[gid.idx()] = bytes;
+        let mut queued = vec![(0u64, SimTime::ZERO); n_egress];
+        for &(gid, bytes, since) in ends.iter().flat_map(|e| &e.queued) {
+            queued[gid.idx()] = (bytes, since);
         }
         for i in 0..self.rec.watched().len() {
             let gid = self.rec.watched()[i].gid;
-            self.rec.queue_change(gid, end, queued[gid.idx()]);
+            let (bytes, since) = queued[gid.idx()];
+            self.rec.queue_change(gid, since, end, bytes);
         }
         let paused: Delta = egress
             .iter()

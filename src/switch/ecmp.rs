@@ -103,7 +103,19 @@ fn pick(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> us
             murmur3_32(&bytes, switch.0) as u64
         }
     };
-    (h % n as u64) as usize
+    index(h, n)
+}
+
+/// `h % n`. Fat-trees have a power-of-two number of uplinks, and a mask is a
+/// cycle where a division is tens.
+#[inline]
+fn index(h: u64, n: usize) -> usize {
+    let n = n as u64;
+    (if n.is_power_of_two() {
+        h & (n - 1)
+    } else {
+        h % n
+    }) as usize
 }
 
 /// The egress port `switch` (ECMP seed `seed`) sends a packet with this 5-tuple
@@ -184,6 +196,17 @@ mod tests {
     use super::*;
     use crate::topology::builders::star;
     use crate::units::{Delta, Rate};
+
+    #[test]
+    fn the_index_is_the_hash_modulo_the_number_of_hops() {
+        let mut h = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..10_000 {
+            h = mix64(h);
+            for n in 1..=64usize {
+                assert_eq!(index(h, n), (h % n as u64) as usize, "h {h:#x} n {n}");
+            }
+        }
+    }
 
     #[test]
     fn murmur3_matches_the_reference_vectors() {

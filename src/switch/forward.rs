@@ -5,8 +5,9 @@
 use super::flowctl::{Enqueue, FlowControl};
 use super::mmu::Admit;
 use super::{Switch, SwitchEnv};
+use crate::engine::prefetch;
 use crate::node::{Ctx, Event};
-use crate::packet::{PacketId, PacketKind, flag};
+use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
 use crate::profile::EcnPoint;
 
 impl Switch {
@@ -30,6 +31,14 @@ impl Switch {
             return r.newly_paused.map(|c| (inp, c));
         }
         pkt.ingress = inp;
+        if env.cfg.int_on && pkt.kind == PacketKind::Data {
+            // The INT record this switch will write when it sends the packet
+            // (`int::stamp`, often within this event): a cold line, loaded
+            // while the routing and the MMU run.
+            let n = (pkt.n_hops as usize).min(MAX_INT_HOPS - 1);
+            prefetch(&ctx.pool.int(id)[n]);
+        }
+        let pkt = ctx.pool.get_mut(id);
         let hops = env.routes.next_hops(self.idx.0, pkt.dst);
         let key = super::ecmp::FlowKey {
             src: pkt.src.0,
@@ -64,7 +73,7 @@ impl Switch {
         let port = &mut self.ports[out as usize];
         port.queues[class as usize].push(ctx.pool, id);
         port.nonempty |= 1 << class;
-        ctx.rec.queue_change(port.eg.gid, now, port.bytes);
+        port.queue_changing(ctx.rec, now);
         port.bytes += wire;
         port.rx_bytes += wire;
         port.peak_bytes = port.peak_bytes.max(port.bytes);
@@ -138,7 +147,7 @@ impl Switch {
             port.rr = class;
         }
         let (pkt, int) = ctx.pool.get_with_int(id);
-        ctx.rec.queue_change(port.eg.gid, now, port.bytes);
+        port.queue_changing(ctx.rec, now);
         port.bytes -= pkt.wire as u64;
         let mut frame = None;
         if class != 0 {

@@ -20,11 +20,13 @@ mod pause;
 pub mod thresholds;
 
 use crate::ids::SwitchIdx;
+use crate::output::journal::Journal;
 use crate::packet::PktQueue;
 use crate::port::{CLASSES, Egress};
 use crate::profile::ModelConfig;
 use crate::topology::NodeId;
 use crate::topology::routing::Routes;
+use crate::units::SimTime;
 use rand_chacha::ChaCha8Rng;
 
 /// What every switch of a run shares.
@@ -81,6 +83,13 @@ impl SwitchPort {
             rx_bytes: 0,
             red,
         }
+    }
+
+    /// Tells the recorder that the queue is about to change from its current
+    /// length at `now` (queue_hist.csv).
+    #[inline]
+    pub fn queue_changing(&mut self, rec: &mut Journal, now: SimTime) {
+        rec.queue_change(self.eg.gid, &mut self.eg.queue_clock, now, self.bytes);
     }
 
     /// The class to serve next, if any: control first, then data round robin.

@@ -73,7 +73,7 @@ impl Switch {
         let port = &mut self.ports[f.port as usize];
         port.queues[0].push(ctx.pool, id);
         port.nonempty |= 1;
-        ctx.rec.queue_change(port.eg.gid, ctx.now, port.bytes);
+        port.queue_changing(ctx.rec, ctx.now);
         port.bytes += wire;
         self.kick(ctx, env, f.port);
     }

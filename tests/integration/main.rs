@@ -10,6 +10,7 @@ mod flow_control;
 mod generated_topologies;
 mod hpcc_design_choices;
 mod hpcc_incast;
+mod huge_pages;
 mod lossy_recovery;
 mod measure;
 mod module_layers;

@@ -22,7 +22,15 @@ use std::path::{Path, PathBuf};
 /// part of the rule.
 const LAYERS: &[&[&str]] = &[
     // Foundations.
-    &["units", "error", "limits", "engine", "stats", "ids"],
+    &[
+        "units",
+        "error",
+        "limits",
+        "engine",
+        "stats",
+        "ids",
+        "huge_pages",
+    ],
     // Data types.
     &["packet", "profile", "topology", "workload", "port"],
     // Congestion-control algorithms: plain structs, no I/O.
