@@ -4,9 +4,10 @@
 //! megabytes touched at random; with 4 KiB pages most of those touches also
 //! miss the TLB. glibc's malloc backs its heap with transparent huge pages
 //! (2 MiB) when the tunable `glibc.malloc.hugetlb=1` is set, and Linux
-//! kernels set to `madvise` (the Debian default) then grant them. Measured on
-//! the 320-host fat-tree, 10 ms of arrivals (docs/performance.md): 36.9 s and
-//! 37.8 MB without, 31.3 s and 41.9 MB with; outputs byte-identical.
+//! kernels whose transparent huge pages are set to `madvise` (as on the
+//! project's VM) or `always` then grant them. Measured on the 320-host
+//! fat-tree, 10 ms of arrivals (docs/performance.md): 35.6–36.1 s and 38 MB
+//! without, 31.3–31.7 s and 43 MB with; outputs byte-identical.
 //!
 //! The tunable is read when the process starts, so `rocesim` sets it and
 //! executes itself again, once, before doing anything else. `ROCESIM_THP=0`
