@@ -22,8 +22,7 @@ const TUNABLE: &str = "glibc.malloc.hugetlb";
 /// `heap_huge_pages`; whether the kernel grants the pages is its own affair).
 pub fn active() -> bool {
     cfg!(all(target_os = "linux", target_env = "gnu"))
-        && std::env::var("GLIBC_TUNABLES")
-            .is_ok_and(|v| v.split(':').any(|t| t == format!("{TUNABLE}=1")))
+        && std::env::var("GLIBC_TUNABLES").is_ok_and(|v| setting(&v) == Some("1"))
 }
 
 /// Re-executes this program with huge pages on, if they are not already; on
@@ -34,7 +33,12 @@ pub fn enable() {
     {
         return;
     }
-    let current = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    // Unset is empty; a value that is not text is the user's, left alone.
+    let current = match std::env::var("GLIBC_TUNABLES") {
+        Ok(v) => v,
+        Err(std::env::VarError::NotPresent) => String::new(),
+        Err(std::env::VarError::NotUnicode(_)) => return,
+    };
     let Some(value) = with_tunable(&current) else {
         return;
     };
@@ -60,13 +64,21 @@ pub fn enable() {
 /// `GLIBC_TUNABLES` with huge pages on, or `None` if it already says anything
 /// about them (set by an earlier `enable`, or by the user).
 fn with_tunable(current: &str) -> Option<String> {
-    if current.split(':').any(|t| t.starts_with(TUNABLE)) {
+    if setting(current).is_some() {
         return None;
     }
     Some(match current {
         "" => format!("{TUNABLE}=1"),
         c => format!("{c}:{TUNABLE}=1"),
     })
+}
+
+/// The value `GLIBC_TUNABLES` (`name=value` pairs separated by colons) gives
+/// the huge-pages tunable, if any.
+fn setting(tunables: &str) -> Option<&str> {
+    tunables
+        .split(':')
+        .find_map(|t| t.strip_prefix(TUNABLE)?.strip_prefix('='))
 }
 
 #[cfg(test)]
@@ -85,5 +97,14 @@ mod tests {
             with_tunable("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=0"),
             None
         );
+    }
+
+    #[test]
+    fn the_setting_is_read_from_its_own_pair_only() {
+        assert_eq!(setting("glibc.malloc.hugetlb=1"), Some("1"));
+        assert_eq!(setting("a=1:glibc.malloc.hugetlb=0:b=2"), Some("0"));
+        assert_eq!(setting("glibc.malloc.hugetlbx=1"), None);
+        assert_eq!(setting("glibc.malloc.arena_max=2"), None);
+        assert_eq!(setting(""), None);
     }
 }

@@ -36,7 +36,8 @@ impl Serialization {
         match self {
             Serialization::Exact => rate.tx_time(bytes),
             Serialization::Ns3Truncated => {
-                // 64-bit arithmetic when it cannot overflow (any packet).
+                // 64-bit arithmetic when it cannot overflow (up to
+                // 2,305,843,009 bytes: any packet).
                 if let Some(num) = bytes.checked_mul(8 * 1_000_000_000) {
                     return Delta::from_ns(num.saturating_sub(1) / rate.bps());
                 }
@@ -272,7 +273,16 @@ mod tests {
     #[test]
     fn ns3_serialization_is_the_128_bit_quotient_for_any_size() {
         for bps in [1u64, 7, 1_000_000_007, 25_000_000_000, 100_000_000_000] {
-            for bytes in [0u64, 1, 64, 1048, 9000, 2_305_843_009, 1 << 40] {
+            for bytes in [
+                0u64,
+                1,
+                64,
+                1048,
+                9000,
+                2_305_843_009,
+                2_305_843_010,
+                1 << 40,
+            ] {
                 let want = (bytes as u128 * 8_000_000_000).saturating_sub(1) / bps as u128;
                 let got = Serialization::Ns3Truncated.tx_time(Rate::from_bps(bps), bytes);
                 assert_eq!(got, Delta::from_ns(want as u64), "{bytes} B at {bps}");

@@ -182,8 +182,8 @@ impl Rate {
     /// Time to serialize `bytes` at this rate, rounded up to a whole picosecond.
     pub fn tx_time(self, bytes: u64) -> Delta {
         assert!(self.0 > 0, "tx_time on a zero rate");
-        // A packet's bits in picoseconds fit 64 bits (below 2 MB); a 64-bit
-        // division is several times cheaper than a 128-bit one.
+        // Bits times picoseconds fit 64 bits up to 2,305,843 bytes (any
+        // packet); a 64-bit division is several times cheaper than a 128-bit one.
         if let Some(num) = bytes.checked_mul(8 * PS_PER_S) {
             return Delta(num.div_ceil(self.0));
         }
@@ -492,8 +492,8 @@ mod tests {
             64,
             1048,
             9000,
-            18_446_743,
-            18_446_744,
+            2_305_843,
+            2_305_844,
             1 << 40,
             u64::MAX,
         ];

@@ -196,7 +196,9 @@ impl Journal {
             .collect()
     }
 
-    // --- The recorders' side (Recorder methods of the same names). ---
+    // --- The recorders' side (Recorder methods of the same names; the queue
+    // histogram is fed here from each port's clock, and the recorder only
+    // closes it at the end: `Recorder::queue_close`). ---
 
     /// The queue of egress `gid` (histogram clock `clock`) is about to change
     /// from `old` bytes at `now`.

@@ -357,12 +357,12 @@ impl Recorder {
         }
     }
 
-    /// The queue of egress `gid`, last changed at `since`, is about to change
-    /// from `old` bytes at `now`.
-    #[inline]
-    pub fn queue_change(&mut self, gid: EgressId, since: SimTime, now: SimTime, old: u64) {
+    /// Closes egress `gid`'s queue histogram at the end of the run `end`: its
+    /// queue held `old` bytes since `since` (the partitions' shards, adopted
+    /// before, hold all the time up to then).
+    pub fn queue_close(&mut self, gid: EgressId, since: SimTime, end: SimTime, old: u64) {
         if let Some(h) = self.queue_hist.as_mut() {
-            h.add(gid, since, now, old);
+            h.add(gid, since, end, old);
         }
     }
 

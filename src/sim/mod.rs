@@ -1038,7 +1038,7 @@ impl Sim {
         for i in 0..self.rec.watched().len() {
             let gid = self.rec.watched()[i].gid;
             let (bytes, since) = queued[gid.idx()];
-            self.rec.queue_change(gid, since, end, bytes);
+            self.rec.queue_close(gid, since, end, bytes);
         }
         let paused: Delta = egress
             .iter()
