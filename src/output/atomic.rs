@@ -130,6 +130,9 @@ impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.w.as_mut().expect("not yet committed").write(buf)
     }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.w.as_mut().expect("not yet committed").write_all(buf)
+    }
     fn flush(&mut self) -> io::Result<()> {
         self.w.as_mut().expect("not yet committed").flush()
     }
