@@ -1,11 +1,12 @@
 //! A calendar queue (a timing wheel with sorted buckets) for the hot events.
 //!
 //! Packet events are scheduled a few nanoseconds to a few microseconds ahead. The
-//! wheel has `N` buckets of `2^SHIFT` ps each; an event goes to the bucket of its
-//! time slot if that slot is within the wheel's horizon, else to an overflow heap
-//! that is drained into the wheel as time advances. The bucket being drained is
-//! sorted once by `(time, lead, event)`; events scheduled into it (or earlier) are
-//! inserted in order. Push and pop are O(1) on average instead of a heap's O(log n).
+//! wheel has `N` slots of `2^SHIFT` ps each, `K` entries each; an event goes to
+//! the slot of its time if that slot is within the wheel's horizon and not full,
+//! else to an overflow heap. When time reaches a slot, its entries and the
+//! overflow's entries of that slot are sorted once by `(time, lead, event)`;
+//! events scheduled into it (or earlier) are inserted in order. Push and pop are
+//! O(1) on average instead of a heap's O(log n).
 
 use super::{Entry, Rev};
 use std::collections::BinaryHeap;
@@ -19,6 +20,11 @@ const SHIFT: u32 = 9;
 const N: usize = 4096;
 const MASK: u64 = N as u64 - 1;
 const WORDS: usize = N / 64;
+/// Entries a slot holds in the wheel; more spill to the overflow heap. On the
+/// 1 ms fat-tree in the ns3-hpcc profile, whose times fall on whole
+/// nanoseconds, a slot reached holds 9.2 entries on average and 6 % of pushes
+/// found their slot's 16 entries full; in the default profile, 3.3 and none.
+const K: usize = 32;
 
 #[inline]
 fn slot(time: u64) -> u64 {
@@ -26,21 +32,30 @@ fn slot(time: u64) -> u64 {
 }
 
 pub(super) struct Calendar {
-    buckets: Vec<Vec<Entry>>,
+    /// Slot `b`'s entries, unordered, at `j * N + b` for `j < lens[b]`: one
+    /// flat array, so that a push writes one line found by arithmetic (with a
+    /// vector per slot, the vector's header was a second, dependent miss), and
+    /// column by column, so that neighbouring slots share lines (a sparse
+    /// wheel, as on an incast, touches a quarter of the lines).
+    wheel: Box<[Entry]>,
+    lens: Box<[u8; N]>,
     occupied: [u64; WORDS],
     /// Entries of `cur_slot` and anything scheduled at or before it, earliest
     /// first; `cur_pos` is the next to pop.
     current: Vec<Entry>,
     cur_pos: usize,
     cur_slot: u64,
+    /// Entries beyond the wheel's horizon, and those whose slot was full.
     overflow: BinaryHeap<Rev>,
     len: usize,
 }
 
 impl Calendar {
     pub(super) fn new() -> Self {
+        let blank = Entry { time: 0, tie: 0 };
         Calendar {
-            buckets: (0..N).map(|_| Vec::new()).collect(),
+            wheel: vec![blank; N * K].into_boxed_slice(),
+            lens: Box::new([0; N]),
             occupied: [0; WORDS],
             current: Vec::with_capacity(64),
             cur_pos: 0,
@@ -59,7 +74,7 @@ impl Calendar {
         self.len += 1;
         let s = slot(e.time);
         if s <= self.cur_slot {
-            // Into the bucket being drained: after every pending entry that comes
+            // Into the slot being drained: after every pending entry that comes
             // before it (usually all of them, so this is a push).
             let pending = &self.current[self.cur_pos..];
             if pending.last().is_none_or(|x| x.earlier_than(&e)) {
@@ -68,9 +83,13 @@ impl Calendar {
                 let at = pending.partition_point(|x| x.earlier_than(&e));
                 self.current.insert(self.cur_pos + at, e);
             }
-        } else if s < self.cur_slot + N as u64 {
-            let b = (s & MASK) as usize;
-            self.buckets[b].push(e);
+            return;
+        }
+        let b = (s & MASK) as usize;
+        let n = self.lens[b] as usize;
+        if s < self.cur_slot + N as u64 && n < K {
+            self.wheel[n * N + b] = e;
+            self.lens[b] = n as u8 + 1;
             self.occupied[b / 64] |= 1 << (b % 64);
         } else {
             self.overflow.push(Rev(e));
@@ -129,7 +148,8 @@ impl Calendar {
         None
     }
 
-    /// Moves to the next slot holding entries and sorts its bucket.
+    /// Moves to the next slot holding entries: its wheel entries and the
+    /// overflow's entries of that slot, sorted.
     fn advance(&mut self) {
         self.current.clear();
         self.cur_pos = 0;
@@ -140,20 +160,20 @@ impl Calendar {
             (a, b) => a.or(b).expect("advance on a non-empty calendar"),
         };
         self.cur_slot = next;
-        // Overflow entries now within the horizon join the wheel.
-        while let Some(top) = self.overflow.peek() {
-            let s = slot(top.0.time);
-            if s >= next + N as u64 {
-                break;
-            }
-            let e = self.overflow.pop().expect("peeked").0;
-            let b = (s & MASK) as usize;
-            self.buckets[b].push(e);
-            self.occupied[b / 64] |= 1 << (b % 64);
-        }
         let b = (next & MASK) as usize;
-        std::mem::swap(&mut self.current, &mut self.buckets[b]);
-        self.occupied[b / 64] &= !(1 << (b % 64));
+        let n = std::mem::take(&mut self.lens[b]) as usize;
+        if n > 0 {
+            self.current.extend((0..n).map(|j| self.wheel[j * N + b]));
+            self.occupied[b / 64] &= !(1 << (b % 64));
+        }
+        while self
+            .overflow
+            .peek()
+            .is_some_and(|top| slot(top.0.time) == next)
+        {
+            let e = self.overflow.pop().expect("peeked").0;
+            self.current.push(e);
+        }
         if self.current.len() > 1 {
             self.current.sort_unstable();
         }

@@ -437,6 +437,32 @@ mod tests {
         assert_eq!(rest, "bcd");
     }
 
+    /// Slots crowded past what the wheel holds per slot (the rest wait in the
+    /// overflow heap) and entries beyond its horizon still pop in order, the
+    /// wheel's and the heap's entries of one slot merged.
+    #[test]
+    fn crowded_slots_and_far_entries_pop_in_order() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut q = EventQueue::new();
+        let mut reference = Vec::new();
+        for i in 0..5_000u32 {
+            // 40 slots of 512 ps, about 100 entries each; every tenth entry
+            // 3 to 6 us ahead, past the wheel's 2.1 us.
+            let at = if i % 10 == 0 {
+                rng.random_range(3_000_000..6_000_000u64)
+            } else {
+                rng.random_range(0..40u64) * 512 + rng.random_range(0..4u64)
+            };
+            let lead = rng.random_range(0..3u32);
+            q.schedule_lead(SimTime(at), lead, i);
+            reference.push((at, u32::MAX - lead, i));
+        }
+        reference.sort_unstable();
+        let got: Vec<u32> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        let want: Vec<u32> = reference.iter().map(|&(_, _, e)| e).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     #[should_panic(expected = "in the past")]
     fn scheduling_in_the_past_is_a_bug() {
