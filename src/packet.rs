@@ -191,6 +191,12 @@ impl PacketPool {
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id as usize]
     }
+    /// The slot of `id`, if the pool has one (cache hints given ids that may
+    /// be stale).
+    #[inline]
+    pub fn try_get(&self, id: PacketId) -> Option<&Packet> {
+        self.slots.get(id as usize)
+    }
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id as usize]

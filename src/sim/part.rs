@@ -171,8 +171,9 @@ impl Part {
             return;
         };
         if let Some(link) = next.arrival_link() {
-            if let Some(id) = self.links.front(link) {
-                prefetch(self.pool.get(id));
+            let id = self.links.front(link);
+            if let Some(pkt) = self.pool.try_get(id) {
+                prefetch(pkt);
                 // An ACK reaching its sender: HPCC reads every INT record.
                 if sh.sw_cfg.int_on
                     && let (Slot::Host(_), _) = sh.link_end(link)
