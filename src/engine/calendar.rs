@@ -20,11 +20,12 @@ const SHIFT: u32 = 9;
 const N: usize = 4096;
 const MASK: u64 = N as u64 - 1;
 const WORDS: usize = N / 64;
-/// Entries a slot holds in the wheel; more spill to the overflow heap. On the
-/// 1 ms fat-tree in the ns3-hpcc profile, whose times fall on whole
-/// nanoseconds, a slot reached holds 9.2 entries on average and 6 % of pushes
-/// found their slot's 16 entries full; in the default profile, 3.3 and none.
-const K: usize = 32;
+/// Entries a slot holds in the wheel (1 MB in all); more spill to the
+/// overflow heap. On the 1 ms fat-tree in the ns3-hpcc profile, whose times
+/// fall on whole nanoseconds, a slot reached holds 9.2 entries on average and
+/// 6 % of pushes find their slot full; in the default profile, 3.3 and none.
+/// 32 entries a slot were no faster.
+const K: usize = 16;
 
 #[inline]
 fn slot(time: u64) -> u64 {
@@ -37,7 +38,9 @@ pub(super) struct Calendar {
     /// vector per slot, the vector's header was a second, dependent miss), and
     /// column by column, so that neighbouring slots share lines (a sparse
     /// wheel, as on an incast, touches a quarter of the lines).
-    wheel: Box<[Entry]>,
+    /// Allocated at the first push into it (a queue that only ever holds
+    /// entries beyond the horizon, like the dispatcher's, never needs it).
+    wheel: Vec<Entry>,
     lens: Box<[u8; N]>,
     occupied: [u64; WORDS],
     /// Entries of `cur_slot` and anything scheduled at or before it, earliest
@@ -52,9 +55,8 @@ pub(super) struct Calendar {
 
 impl Calendar {
     pub(super) fn new() -> Self {
-        let blank = Entry { time: 0, tie: 0 };
         Calendar {
-            wheel: vec![blank; N * K].into_boxed_slice(),
+            wheel: Vec::new(),
             lens: Box::new([0; N]),
             occupied: [0; WORDS],
             current: Vec::with_capacity(64),
@@ -88,6 +90,9 @@ impl Calendar {
         let b = (s & MASK) as usize;
         let n = self.lens[b] as usize;
         if s < self.cur_slot + N as u64 && n < K {
+            if self.wheel.is_empty() {
+                self.wheel = vec![Entry { time: 0, tie: 0 }; N * K];
+            }
             self.wheel[n * N + b] = e;
             self.lens[b] = n as u8 + 1;
             self.occupied[b / 64] |= 1 << (b % 64);
