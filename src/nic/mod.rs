@@ -270,9 +270,13 @@ impl Nic {
             }
             return;
         }
-        if self.eg.next_event == now {
-            self.eg.next_event = SimTime::MAX;
+        // The eager scheduler claims every look it schedules (`claim_event`);
+        // a look an earlier one superseded comes with another time and finds
+        // nothing: whatever could go has a claimed look at or before its time.
+        if self.eg.next_event != now {
+            return;
         }
+        self.eg.next_event = SimTime::MAX;
         self.start_tx(ctx, env);
     }
 

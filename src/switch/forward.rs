@@ -96,9 +96,13 @@ impl Switch {
     /// Port `p` finished serializing (or may have).
     pub fn on_tx_done(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
         let eg = &mut self.ports[p as usize].eg;
-        if eg.next_event == ctx.now {
-            eg.next_event = crate::units::SimTime::MAX;
+        // Every `TxDone` is claimed when scheduled (`claim_event`); one an
+        // earlier claim superseded finds the port busy or nothing ready: a
+        // packet that can go is sent at once or has a claimed event.
+        if eg.next_event != ctx.now {
+            return;
         }
+        eg.next_event = crate::units::SimTime::MAX;
         self.start_tx(ctx, env, p);
     }
 
