@@ -186,6 +186,20 @@ impl Egress {
         true
     }
 
+    /// A `TxDone` at `now` is the claimed one: releases the claim and returns
+    /// true. Every `TxDone` is claimed when scheduled, so one whose time is not
+    /// the claim's was superseded by an earlier claim and is to be ignored: at
+    /// its time the port is busy or has nothing ready, because a packet that
+    /// can go is sent at once or has a claimed event at or before its time.
+    #[inline]
+    pub fn take_event(&mut self, now: SimTime) -> bool {
+        if self.next_event != now {
+            return false;
+        }
+        self.next_event = SimTime::MAX;
+        true
+    }
+
     /// Total paused time of all classes, counting pauses still in force at `now`.
     pub fn paused_time(&self, now: SimTime) -> Delta {
         (0..CLASSES)

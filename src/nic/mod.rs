@@ -270,14 +270,10 @@ impl Nic {
             }
             return;
         }
-        // The eager scheduler claims every look it schedules (`claim_event`);
-        // a look an earlier one superseded comes with another time and finds
-        // nothing: whatever could go has a claimed look at or before its time.
-        if self.eg.next_event != now {
-            return;
+        // The eager scheduler claims every look it schedules.
+        if self.eg.take_event(now) {
+            self.start_tx(ctx, env);
         }
-        self.eg.next_event = SimTime::MAX;
-        self.start_tx(ctx, env);
     }
 
     /// Timed pauses of the port that have lapsed end now.

@@ -139,15 +139,14 @@ pub struct RunOutputs {
 
 /// Formats picoseconds as nanoseconds: an integer when whole, else 3 decimals.
 pub fn fmt_ns(ps: u64) -> String {
-    if ps.is_multiple_of(1000) {
-        format!("{}", ps / 1000)
-    } else {
-        format!("{}.{:03}", ps / 1000, ps % 1000)
-    }
+    let mut s = Vec::with_capacity(24);
+    push_ns(&mut s, ps);
+    String::from_utf8(s).expect("digits and a point")
 }
 
-/// Appends `ps` picoseconds as `fmt_ns` writes them, without `fmt` (queue.csv
-/// has a row per watched port per sample: millions in a run).
+/// Appends `ps` picoseconds as nanoseconds, the fraction only when there is one
+/// (three digits), without `fmt`: queue.csv has a row per watched port per
+/// sample, millions in a run.
 fn push_ns(row: &mut Vec<u8>, ps: u64) {
     let mut b = itoa::Buffer::new();
     row.extend_from_slice(b.format(ps / 1000).as_bytes());
@@ -667,7 +666,8 @@ mod tests {
     use super::*;
 
     /// The queue.csv row writer gives the bytes `fmt` gives, on the edges of
-    /// the fraction (none, leading zeros, three digits) and the integer widths.
+    /// the fraction (none, leading zeros, three digits) and the integer widths;
+    /// `fmt_ns` is the same time.
     #[test]
     fn queue_rows_are_what_fmt_writes() {
         let mut row = Vec::new();
@@ -687,7 +687,13 @@ mod tests {
             for (node, port, bytes) in [(0, 0, 0), (320, 7, 1_048), (u32::MAX, u16::MAX, u64::MAX)]
             {
                 queue_row(&mut row, SimTime(ps), NodeId(node), port, bytes);
-                let want = format!("{},{node},{port},{bytes}\n", fmt_ns(ps));
+                let time = if ps.is_multiple_of(1000) {
+                    format!("{}", ps / 1000)
+                } else {
+                    format!("{}.{:03}", ps / 1000, ps % 1000)
+                };
+                assert_eq!(fmt_ns(ps), time);
+                let want = format!("{time},{node},{port},{bytes}\n");
                 assert_eq!(String::from_utf8(row.clone()).unwrap(), want);
             }
         }

@@ -95,15 +95,9 @@ impl Switch {
 
     /// Port `p` finished serializing (or may have).
     pub fn on_tx_done(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
-        let eg = &mut self.ports[p as usize].eg;
-        // Every `TxDone` is claimed when scheduled (`claim_event`); one an
-        // earlier claim superseded finds the port busy or nothing ready: a
-        // packet that can go is sent at once or has a claimed event.
-        if eg.next_event != ctx.now {
-            return;
+        if self.ports[p as usize].eg.take_event(ctx.now) {
+            self.start_tx(ctx, env, p);
         }
-        eg.next_event = crate::units::SimTime::MAX;
-        self.start_tx(ctx, env, p);
     }
 
     /// Sends now if the port is idle, or makes sure a `TxDone` comes when it frees.
