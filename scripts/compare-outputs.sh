@@ -8,6 +8,8 @@
 # NEW_ARGS="--threads 3" compares a parallel run with a sequential one.
 # NEW_PREFIX (environment) goes before the new binary, e.g.
 # NEW_PREFIX="mpirun --oversubscribe -np 2" NEW_ARGS=--mpi compares MPI ranks.
+# ONLY (environment), an extended regular expression, keeps the cases whose
+# name matches it, e.g. ONLY='^ns3-' for the imported ns-3 reference runs.
 # Exit 0 when every file is identical, 1 otherwise (the differing files are listed).
 set -uo pipefail
 ref=$1
@@ -35,8 +37,13 @@ done
 strip() { sed -E 's/"(wall_seconds|events_per_second|packets_per_second)": [0-9.e+-]+/"\1": X/; /"peak_(packets_in_flight|pending_events)"/d' "$1"; }
 
 fail=0
+ran=0
 for c in "${cases[@]}"; do
     IFS='|' read -r name file extra <<<"$c"
+    if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then
+        continue
+    fi
+    ran=$((ran + 1))
     for side in ref new; do
         bin=$ref; more=""; prefix=""
         [ $side = new ] && bin=$new && more=${NEW_ARGS:-} && prefix=${NEW_PREFIX:-}
@@ -64,5 +71,9 @@ for c in "${cases[@]}"; do
     extra_files=$(diff <(cd "$work/ref/$name" 2>/dev/null && find . -type f ! -name timing.json | sort) <(cd "$work/new/$name" 2>/dev/null && find . -type f ! -name timing.json | sort))
     if [ -n "$extra_files" ]; then echo "DIFF $name: file lists differ: $extra_files"; fail=1; fi
 done
-[ $fail = 0 ] && echo "identical: ${#cases[@]} runs"
+if [ $ran = 0 ]; then
+    echo "no case matches ONLY=$ONLY"
+    exit 1
+fi
+[ $fail = 0 ] && echo "identical: $ran runs"
 exit $fail

@@ -11,6 +11,7 @@
 //! they point one way: tests/integration/module_layers.rs (`scripts/check-layers.sh`).
 
 pub mod analytic;
+pub mod build_info;
 pub mod cc;
 pub mod cli;
 pub mod config;

@@ -131,6 +131,10 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let parallel = args.threads.iter().any(|&t| t > 1);
     outln!(
+        "build: {} (scripts/build-pgo.sh builds the profile-guided one; docs/performance.md)",
+        crate::build_info::BUILD
+    );
+    outln!(
         "heap: transparent huge pages {} (ROCESIM_THP=0 turns them off; docs/performance.md)",
         if crate::huge_pages::active() {
             "on"

@@ -150,6 +150,8 @@ pub struct Timing {
     pub engine: Engine,
     /// The heap was backed by transparent huge pages (`crate::huge_pages`).
     pub heap_huge_pages: bool,
+    /// How the binary was compiled ([`crate::build_info::BUILD`]).
+    pub build: &'static str,
 }
 
 impl Timing {
@@ -162,6 +164,7 @@ impl Timing {
             peak_pending_events: s.peak_pending_events,
             engine: s.engine.clone(),
             heap_huge_pages: crate::huge_pages::active(),
+            build: crate::build_info::BUILD,
         }
     }
 }

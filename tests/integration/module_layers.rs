@@ -30,6 +30,7 @@ const LAYERS: &[&[&str]] = &[
         "stats",
         "ids",
         "huge_pages",
+        "build_info",
     ],
     // Data types.
     &["packet", "profile", "topology", "workload", "port"],

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# CI's check of the profile-guided build (scripts/build-pgo.sh): it builds,
+# and the optimized binary gives the same bytes as the plain release build
+# REF_BIN on the fabric runs, the incasts and the imported ns-3 reference runs.
+#
+# Usage: scripts/pgo-ci-check.sh REF_BIN WORK_DIR
+set -euo pipefail
+ref=$1
+work=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+pgo=$(bash "$root/scripts/build-pgo.sh" | tail -1)
+bench=$("$pgo" bench --only incast-16to1-hpcc)
+echo "$bench"
+grep -q "^build: release, profile-guided" <<<"$bench" || {
+    echo "$pgo does not report a profile-guided build"
+    exit 1
+}
+ONLY='^(ns3-|fattree-|incast-|leafspine-|multi-bottleneck-|recorders-)' \
+    bash "$root/scripts/compare-outputs.sh" "$ref" "$pgo" "$work"
