@@ -3,8 +3,9 @@
 # "Profile-guided build"): an instrumented build runs a training set of
 # built-in scenarios (scripts/pgo-train.sh), then the compiler lays out and
 # inlines the code by the branch and call counts it measured. The results are
-# the same bytes as `cargo build --release` gives (CI checks it); the run is
-# faster. Installs rustup's llvm-tools component and cargo-pgo if missing.
+# the same bytes as `cargo build --release` gives (scripts/pgo-ci-check.sh
+# checks it); the run is faster. Installs rustup's llvm-tools component and
+# cargo-pgo if missing.
 #
 # Usage: scripts/build-pgo.sh    (prints the optimized binary's path last)
 set -euo pipefail
