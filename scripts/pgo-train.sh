@@ -2,9 +2,10 @@
 # The training set of the profile-guided build (scripts/build-pgo.sh): short
 # runs that between them use every congestion control, both NIC models, PFC,
 # P-PFC, loss recovery and the default recorders, run by the instrumented
-# binary BIN in WORK_DIR. None of the runs issue 16's speed is measured on
-# (the 10 ms fat-tree, the k = 12 fat-tree) is here; the built-in benchmark
-# scenarios are (docs/performance.md says which numbers that affects).
+# binary BIN in WORK_DIR. Of the runs issue 16's speed is measured on, the
+# built-in benchmark scenarios and the 1 ms HPCC reference run are here; the
+# 10 ms fat-tree runs and the k = 12 fat-tree are not (docs/performance.md
+# marks which numbers are which).
 #
 # Usage: scripts/pgo-train.sh BIN WORK_DIR
 set -euo pipefail
