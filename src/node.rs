@@ -333,6 +333,20 @@ impl<'a> Ctx<'a> {
         self.q.schedule(at, ev.pack());
     }
 
+    /// [`Self::schedule`] for an event decided `lead` ps before `at` (earlier
+    /// than now): it takes the place in the order it would have had if queued
+    /// then.
+    #[inline]
+    pub fn schedule_lead(&mut self, at: SimTime, lead: u32, ev: Event) {
+        self.q.schedule_lead(at, lead, ev.pack());
+    }
+
+    /// The key of the event being handled (its place in the run's order).
+    #[inline]
+    pub fn key(&self) -> crate::engine::Key {
+        self.rec.key()
+    }
+
     /// Schedules a timer for this node (controller timers, RTOs, pause expiry):
     /// kept apart from packet events because most are cancelled lazily.
     #[inline]

@@ -5,7 +5,7 @@
 //! ../shared/reference/hpcc-ns3-model.md). Every choice here is a plain value the
 //! scenario can override; nothing in the models hard-codes one simulator's habit.
 
-use crate::units::{Delta, Rate};
+use crate::units::{Delta, PS_PER_NS, Rate};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,11 +39,13 @@ impl Serialization {
                 // 64-bit arithmetic when it cannot overflow (up to
                 // 2,305,843,009 bytes: any packet).
                 if let Some(num) = bytes.checked_mul(8 * 1_000_000_000) {
-                    return Delta::from_ns(num.saturating_sub(1) / rate.bps());
+                    let ns = num.saturating_sub(1) / rate.bps();
+                    return Delta(ns.saturating_mul(PS_PER_NS));
                 }
                 let num = bytes as u128 * 8 * 1_000_000_000;
                 let ns = num.saturating_sub(1) / rate.bps() as u128;
-                Delta::from_ns(ns as u64)
+                // Past u64::MAX ps (213 days) a time saturates, as in `Rate::tx_time`.
+                Delta(u64::try_from(ns * PS_PER_NS as u128).unwrap_or(u64::MAX))
             }
         }
     }
@@ -283,9 +285,11 @@ mod tests {
                 2_305_843_010,
                 1 << 40,
             ] {
-                let want = (bytes as u128 * 8_000_000_000).saturating_sub(1) / bps as u128;
+                let ns = (bytes as u128 * 8_000_000_000).saturating_sub(1) / bps as u128;
+                // Saturated beyond u64::MAX ps (1 TiB at 1 or 7 bps).
+                let want = Delta(u64::try_from(ns * 1000).unwrap_or(u64::MAX));
                 let got = Serialization::Ns3Truncated.tx_time(Rate::from_bps(bps), bytes);
-                assert_eq!(got, Delta::from_ns(want as u64), "{bytes} B at {bps}");
+                assert_eq!(got, want, "{bytes} B at {bps}");
             }
         }
     }

@@ -97,8 +97,10 @@ impl World {
         if self.q.peek_time()? > until {
             return None;
         }
-        let (t, ev) = self.q.pop()?;
+        let (key, ev) = self.q.pop_keyed((u64::MAX, u64::MAX))?;
+        let t = SimTime(key.0);
         self.now = t;
+        self.rec.set_key(key);
         Some((t, ev.unpack()))
     }
 
@@ -106,6 +108,8 @@ impl World {
     pub fn advance(&mut self, to: SimTime) {
         assert!(to >= self.now, "time runs forward: {to:?} < {:?}", self.now);
         self.now = to;
+        // Before every event due at `to`.
+        self.rec.set_key((to.0, 0));
     }
 
     /// Takes the packet arriving now off `link` (as the dispatcher does on an

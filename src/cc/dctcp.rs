@@ -96,7 +96,7 @@ impl Dctcp {
 
     fn set_cwnd(&mut self, w: f64) {
         self.cwnd = w.max(self.mtu);
-        self.window = self.cwnd.round() as u64;
+        self.window = crate::units::round_u64(self.cwnd);
     }
 
     pub fn alpha(&self) -> f64 {

@@ -159,7 +159,7 @@ impl Hpcc {
 
     fn set_window(&mut self, w: f64) {
         self.w = w;
-        self.window_bytes = w.round() as u64;
+        self.window_bytes = crate::units::round_u64(w);
         self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
     }
 

@@ -159,7 +159,8 @@ mod tests {
             seq: 0,
             payload: 1000,
             wire: 1062,
-            sent_at: SimTime(now_ns * 1000 - 2_200_000),
+            // One way (2.2 us) earlier, but not before the run began.
+            sent_at: SimTime((now_ns * 1000).saturating_sub(2_200_000)),
             first,
             last: complete,
             complete,

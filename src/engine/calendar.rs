@@ -71,10 +71,28 @@ impl Calendar {
         self.len
     }
 
-    #[inline]
+    /// Queues `e`. The common case, an entry for a later slot within the
+    /// horizon whose slot has room, is inlined into the caller; the rest
+    /// ([`Self::push_rare`]) is not, so that the callers' code stays small.
+    #[inline(always)]
     pub(super) fn push(&mut self, e: Entry) {
         self.len += 1;
         let s = slot(e.time);
+        let b = (s & MASK) as usize;
+        let n = self.lens[b] as usize;
+        if s > self.cur_slot && s < self.cur_slot + N as u64 && n < K && !self.wheel.is_empty() {
+            self.wheel[n * N + b] = e;
+            self.lens[b] = n as u8 + 1;
+            self.occupied[b / 64] |= 1 << (b % 64);
+        } else {
+            self.push_rare(e, s);
+        }
+    }
+
+    /// [`Self::push`] into the slot being drained, into a full slot or beyond
+    /// the horizon, or the first push into the wheel.
+    #[inline(never)]
+    fn push_rare(&mut self, e: Entry, s: u64) {
         if s <= self.cur_slot {
             // Into the slot being drained: after every pending entry that comes
             // before it (usually all of them, so this is a push).

@@ -117,6 +117,14 @@ impl PartialOrd for Entry {
     }
 }
 
+/// The key of `event` at `at` scheduled `lead` ps ahead: where it stands in
+/// the run's order, whenever it is put in the queue (a node that holds an
+/// event back and queues it later, [`crate::nic::Nic`]'s deferred ns-3
+/// completion look, compares it with the key of the event being handled).
+pub fn key_of<E: Bits>(at: SimTime, lead: u32, event: E) -> Key {
+    Entry::new(at.0, lead, event).key()
+}
+
 /// A key as one number, in key order.
 #[inline(always)]
 fn wide(k: Key) -> u128 {

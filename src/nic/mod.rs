@@ -161,6 +161,10 @@ pub struct Nic {
     /// The one pending wake-up of the ns-3 NIC scheduler (`m_nextSend`),
     /// `SimTime::MAX` when none is pending. Unused by the eager scheduler.
     pub wake_at: SimTime,
+    /// The ns-3 scheduler's look at the end of the current transmission, held
+    /// back (its time and lead) while the NIC has nothing it could send then:
+    /// [`Nic::undefer`].
+    deferred: Option<(SimTime, u32)>,
     /// Sending queue pairs, by [`FlowInfo::send_slot`]; `None` before the flow
     /// starts and after it completes (its state is freed: memory holds the
     /// active flows, not every flow of the run).
@@ -199,6 +203,7 @@ impl Nic {
             rng: rngs.0,
             rx: crate::cc::rx_nic::RxNicState::new(rngs.1),
             wake_at: SimTime::MAX,
+            deferred: None,
             send: (0..n_send).map(|_| None).collect(),
             recv: (0..n_recv).map(|_| None).collect(),
             closed: vec![0; n_recv.div_ceil(64)],

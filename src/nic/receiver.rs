@@ -146,6 +146,7 @@ impl Nic {
         pkt.set_flag(flag::RX_BUSY, fb.busy);
         pkt.window = fb.window;
         pkt.wire = cfg.model.sizes.ack_wire(int_bytes);
+        self.undefer(ctx);
         self.ctrl.push(ctx.pool, id);
         self.kick(ctx, env);
     }
@@ -229,6 +230,7 @@ impl Nic {
         cnp.sport = spec.dport;
         cnp.dport = f.sport;
         cnp.wire = env.cfg.model.sizes.cnp;
+        self.undefer(ctx);
         self.ctrl.push(ctx.pool, cid);
         ctx.stats.cnps_sent += 1;
     }

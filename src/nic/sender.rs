@@ -23,6 +23,7 @@ impl Nic {
         let mut qp = SendQp::new(spec.size, cc, now);
         qp.irn = f.irn_cap.map(IrnSender::new);
         self.send[f.send_slot.idx()] = Some(Box::new(qp));
+        self.undefer(ctx);
         self.active.push(super::Active {
             fid,
             slot: f.send_slot,

@@ -76,7 +76,9 @@ impl Nic {
         let cfg = env.cfg;
         let mtu = cfg.transport.mtu;
         let n = self.active.len();
-        let mut i = if n == 0 { 0 } else { self.rr % n };
+        // `rr` < n whenever there are flows (`complete` keeps it so): no division.
+        debug_assert!(n == 0 || self.rr < n);
+        let mut i = self.rr;
         for _ in 0..n {
             let a = self.active[i];
             i = if i + 1 == n { 0 } else { i + 1 };
@@ -158,7 +160,13 @@ impl Nic {
         let now = ctx.now;
         if sent {
             let at = self.eg.busy_until;
-            ctx.schedule(at, self.tx_event());
+            if self.ctrl.is_empty() && self.active.is_empty() && self.wake_at == SimTime::MAX {
+                // It would find nothing to send and set no wake-up, unless a
+                // control packet or a flow comes first: held back until then.
+                self.deferred = Some((at, crate::engine::lead(now, at)));
+            } else {
+                ctx.schedule(at, self.tx_event());
+            }
             return;
         }
         // qbb-net-device.cc: the earliest pacing time over queue pairs with bytes
@@ -176,6 +184,21 @@ impl Nic {
         if self.wake_at == SimTime::MAX && t > now && t != SimTime::MAX {
             self.wake_at = t;
             ctx.schedule(t, self.tx_event());
+        }
+    }
+
+    /// Something to send may come: queues the ns-3 completion look held back
+    /// by [`Self::after_look`], with the key it would have had, unless its
+    /// turn has passed (then it found nothing, as nothing came before it). A
+    /// look that finds nothing changes nothing, so holding it back changes no
+    /// result; on the 1 ms ns3-hpcc fat-tree, 0.73 M of 20.18 M events were
+    /// such looks at NICs with no flow to send.
+    pub(super) fn undefer(&mut self, ctx: &mut Ctx) {
+        if let Some((at, lead)) = self.deferred.take() {
+            let ev = self.tx_event();
+            if crate::engine::key_of(at, lead, ev.pack()) > ctx.key() {
+                ctx.schedule_lead(at, lead, ev);
+            }
         }
     }
 

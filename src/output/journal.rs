@@ -159,6 +159,12 @@ impl Journal {
         self.key = key;
     }
 
+    /// The key of the event being handled.
+    #[inline]
+    pub fn key(&self) -> Key {
+        self.key
+    }
+
     #[inline]
     fn put(&mut self, n: Note) {
         self.notes.push((self.key, n));
