@@ -341,6 +341,12 @@ impl<'a> Ctx<'a> {
         self.q.schedule_lead(at, lead, ev.pack());
     }
 
+    /// The lead of an event scheduled now for `at` ([`Self::schedule`]'s).
+    #[inline]
+    pub fn lead(&self, at: SimTime) -> u32 {
+        crate::engine::lead(self.q.now(), at)
+    }
+
     /// The key of the event being handled (its place in the run's order).
     #[inline]
     pub fn key(&self) -> crate::engine::Key {

@@ -91,6 +91,14 @@ pub struct NicConfig {
     pub max_bdp: u64,
     /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
     pub xoff_forever: bool,
+    /// The last time whose events the run handles (the stop time or the
+    /// simulated-time limit, whichever is earlier). A run that stops ends at
+    /// the first event past it, so a look due after it is never held back
+    /// ([`Nic::undefer`]).
+    pub last: SimTime,
+    /// Hold back looks that would find nothing (`RunOptions::keep_idle_looks`
+    /// turns it off).
+    pub hold_back_looks: bool,
 }
 
 impl NicConfig {
@@ -127,6 +135,8 @@ impl NicConfig {
             base_rtt,
             max_bdp,
             xoff_forever: false,
+            last: SimTime::MAX,
+            hold_back_looks: true,
         }
     }
 

@@ -160,10 +160,15 @@ impl Nic {
         let now = ctx.now;
         if sent {
             let at = self.eg.busy_until;
-            if self.ctrl.is_empty() && self.active.is_empty() && self.wake_at == SimTime::MAX {
+            if env.cfg.hold_back_looks
+                && self.ctrl.is_empty()
+                && self.active.is_empty()
+                && self.wake_at == SimTime::MAX
+                && at <= env.cfg.last
+            {
                 // It would find nothing to send and set no wake-up, unless a
                 // control packet or a flow comes first: held back until then.
-                self.deferred = Some((at, crate::engine::lead(now, at)));
+                self.deferred = Some((at, ctx.lead(at)));
             } else {
                 ctx.schedule(at, self.tx_event());
             }

@@ -79,6 +79,10 @@ pub struct RunOptions {
     /// Run on the MPI ranks of this process's world, one partition each
     /// (`--mpi`; cargo feature `mpi`). The caller has initialized MPI.
     pub mpi: bool,
+    /// Queue every look of the ns-3 NIC scheduler, also those held back as
+    /// finding nothing ([`crate::nic::Nic`]'s `undefer`): results must not
+    /// depend on it, only the count of events handled (tests).
+    pub keep_idle_looks: bool,
 }
 
 /// What every partition reads and none writes: the configuration, the flows
@@ -347,6 +351,11 @@ impl Sim {
             max_bdp,
         );
         nic_cfg.xoff_forever = xoff_forever;
+        nic_cfg.hold_back_looks = !opts.keep_idle_looks;
+        nic_cfg.last = cfg
+            .stop
+            .unwrap_or(SimTime::MAX)
+            .min(SimTime(opts.limits.max_sim_time.ps()));
         let sw_cfg = SwitchConfig {
             model: cfg.model.clone(),
             int_on: cfg.int_on,

@@ -17,6 +17,7 @@ mod module_layers;
 mod ns3_ack_path;
 mod ns3_calibration;
 mod ns3_files;
+mod ns3_idle_looks;
 mod ns3_reference;
 mod parallel;
 mod pfc_victims;
