@@ -43,6 +43,13 @@ impl Limits {
     pub const DEFAULT_MAX_SIM_TIME: Delta = Delta::from_ms(10_000);
     /// 2 GB of output files.
     pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 2_000_000_000;
+
+    /// The last time whose events a run with stop time `stop` handles: the
+    /// stop or this limit, whichever is earlier.
+    pub fn last_handled(&self, stop: Option<SimTime>) -> SimTime {
+        stop.unwrap_or(SimTime::MAX)
+            .min(SimTime(self.max_sim_time.ps()))
+    }
 }
 
 impl Default for Limits {

@@ -352,10 +352,7 @@ impl Sim {
         );
         nic_cfg.xoff_forever = xoff_forever;
         nic_cfg.hold_back_looks = !opts.keep_idle_looks;
-        nic_cfg.last = cfg
-            .stop
-            .unwrap_or(SimTime::MAX)
-            .min(SimTime(opts.limits.max_sim_time.ps()));
+        nic_cfg.last = opts.limits.last_handled(cfg.stop);
         let sw_cfg = SwitchConfig {
             model: cfg.model.clone(),
             int_on: cfg.int_on,
@@ -492,10 +489,8 @@ impl Sim {
                 self.gq.schedule_cold(start, Event::Sample { what }.pack());
             }
         }
-        let limit = SimTime(self.limits.max_sim_time.ps());
-        let stop = self.sh.cfg.stop.unwrap_or(SimTime::MAX);
         // Events after the stop time or the limit are not handled.
-        let last = stop.min(limit);
+        let last = self.limits.last_handled(self.sh.cfg.stop);
         let stop_bound: Key = (last.0.saturating_add(1), 0);
         let t0 = Instant::now();
         let mut ending = None;
