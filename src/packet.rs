@@ -28,20 +28,36 @@ pub enum PacketKind {
     Pfc,
 }
 
-/// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1).
+/// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1). 32
+/// bytes, so that a record never straddles two cache lines and a packet's
+/// five take 160 bytes (docs/performance.md, "INT records in 32 bytes").
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IntHop {
     /// Time the packet left the port.
     pub ts: SimTime,
-    /// Bytes the port had transmitted before this packet.
-    pub tx_bytes: u64,
-    /// Bytes the port had received into its queues (for the rxRate variant, HPCC §3.4).
-    pub rx_bytes: u64,
+    /// The port's byte counter the sender differences (HPCC Eq. (2)): the
+    /// bytes it had transmitted before this packet (`txBytes`), or, with
+    /// HPCC's rxRate variant (§3.4), the bytes it had received into its
+    /// queues (`rxBytes`). Which, the run's [`IntCounter`] says.
+    pub bytes: u64,
     /// Bytes queued at the port (all classes) after this packet left.
     pub qlen: u64,
     /// The port's line rate.
     #[serde(with = "crate::units::raw_rate")]
     pub rate: Rate,
+}
+
+const _: () = assert!(std::mem::size_of::<IntHop>() == 32);
+
+/// Which byte counter of a port its INT records carry ([`IntHop::bytes`]):
+/// one per run, the one its congestion control reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IntCounter {
+    /// Bytes transmitted (txRate, HPCC Eq. (2); every INT reader but one).
+    #[default]
+    Tx,
+    /// Bytes received into the port's queues (HPCC §3.4's rxRate variant).
+    Rx,
 }
 
 /// A packet header: 64 bytes, one cache line, so that the hot path touches one

@@ -272,6 +272,7 @@ pub(crate) fn switch_config(cfg: &RunConfig) -> SwitchConfig {
     SwitchConfig {
         model: cfg.model.clone(),
         int_on: cfg.int_on,
+        int_counter: cfg.cc.int_counter(),
         xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
         congested_queue: cfg.diag.congested_queue,
     }

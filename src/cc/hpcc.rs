@@ -27,8 +27,9 @@
 //!   entirely, INT records included (so `u` spans a whole RTT), as the HPCC
 //!   authors' simulator does with fast reaction off (hpcc-ns3-model.md §7).
 //! * `rate_signal` (§3.4, Fig. 6): `tx` uses txRate in Eq. (2); `rx` replaces it with
-//!   rxRate, the rate of bytes arriving at the port (INT `rx_bytes`), "in all
-//!   calculations".
+//!   rxRate, the rate of bytes arriving at the port, "in all calculations": the
+//!   switches then put the port's received bytes in the INT records' byte
+//!   counter (`CcKind::int_counter`), so Eq. (2) reads whichever it is given.
 
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::packet::{IntHop, MAX_INT_HOPS};
@@ -180,10 +181,10 @@ impl Hpcc {
             }
             let dt = (new.ts.ps() - old.ts.ps()) as f64 / PS_PER_S as f64;
             let b = new.rate.bps_f64() / 8.0; // bytes per second
-            let bytes = match self.cfg.rate_signal {
-                RateSignal::Tx => new.tx_bytes.saturating_sub(old.tx_bytes),
-                RateSignal::Rx => new.rx_bytes.saturating_sub(old.rx_bytes),
-            };
+            // The sent bytes, or with `rate_signal = "rx"` the received ones:
+            // the switches stamp the counter this run's variant reads
+            // (`CcKind::int_counter`).
+            let bytes = new.bytes.saturating_sub(old.bytes);
             let tx_rate = bytes as f64 / dt;
             let qlen = new.qlen.min(old.qlen) as f64;
             let u_hop = qlen / (b * self.t_s) + tx_rate / b;
@@ -261,6 +262,8 @@ impl CongestionControl for Hpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::CcKind;
+    use crate::packet::IntCounter;
     use crate::units::SimTime;
 
     const T_US: u64 = 10;
@@ -286,11 +289,10 @@ mod tests {
         h
     }
 
-    fn hop(ts_ns: u64, tx_bytes: u64, qlen: u64) -> IntHop {
+    fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
         IntHop {
             ts: SimTime(ts_ns * 1000),
-            tx_bytes,
-            rx_bytes: 0,
+            bytes,
             qlen,
             rate: Rate::from_gbps(100),
         }
@@ -435,19 +437,21 @@ mod tests {
     }
 
     #[test]
-    fn rx_rate_signal_reads_the_bytes_arriving_at_the_port() {
-        let cfg = HpccConfig {
+    fn rx_rate_signal_has_switches_stamp_the_bytes_arriving_at_the_port() {
+        let rx = HpccConfig {
             rate_signal: RateSignal::Rx,
             ..HpccConfig::default()
         };
-        let mut h = hpcc_with(cfg);
-        let mut a = hop(0, 0, 0);
-        let mut b = hop(10_000, 125_000, 0);
-        a.rx_bytes = 0;
-        // Twice the line rate arrived while the port sent at line rate: u = 2.
-        b.rx_bytes = 250_000;
-        h.on_ack(&ack(1000, 10_000, &[a]));
-        h.on_ack(&ack(2000, 20_000, &[b]));
+        assert_eq!(CcKind::Hpcc(rx.clone()).int_counter(), IntCounter::Rx);
+        assert_eq!(
+            CcKind::Hpcc(HpccConfig::default()).int_counter(),
+            IntCounter::Tx
+        );
+        // Twice the line rate arrived at the port in 10 us (the records carry
+        // the received bytes): u = 2.
+        let mut h = hpcc_with(rx);
+        h.on_ack(&ack(1000, 10_000, &[hop(0, 0, 0)]));
+        h.on_ack(&ack(2000, 20_000, &[hop(10_000, 250_000, 0)]));
         assert!((h.utilization() - 2.0).abs() < 1e-9);
     }
 }

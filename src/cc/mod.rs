@@ -27,7 +27,7 @@ pub mod windowed;
 #[cfg(test)]
 mod proptests;
 
-use crate::packet::IntHop;
+use crate::packet::{IntCounter, IntHop};
 use crate::units::{Bytes, Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -162,6 +162,14 @@ impl CcKind {
     pub fn needs_int(&self) -> bool {
         matches!(self, CcKind::Hpcc(_))
             || matches!(self, CcKind::Ns3(k) if matches!(k.algo, ns3::Ns3Algo::Hpcc | ns3::Ns3Algo::Timely))
+    }
+    /// The port counter switches put in INT records for this algorithm: the
+    /// received bytes for HPCC's rxRate variant (§3.4), else the sent bytes.
+    pub fn int_counter(&self) -> IntCounter {
+        match self {
+            CcKind::Hpcc(c) if c.rate_signal == hpcc::RateSignal::Rx => IntCounter::Rx,
+            _ => IntCounter::Tx,
+        }
     }
     /// Whether the algorithm reacts to ECN marks (so switches should mark by default).
     pub fn uses_ecn(&self) -> bool {

@@ -8,7 +8,7 @@
 use super::receiver::{ReceiverControl, RxCtl, RxEvent};
 use super::*;
 use crate::cc::rx_nic::RxNicState;
-use crate::packet::IntHop;
+use crate::packet::{IntCounter, IntHop};
 use proptest::prelude::*;
 use rand::SeedableRng;
 
@@ -121,10 +121,13 @@ impl Harness {
                 self.seq += newly;
                 self.tx_bytes += bytes;
                 self.rx_bytes += bytes + qlen as u64 / 16;
+                // The counter a switch would stamp for this controller.
                 let hop = IntHop {
                     ts: self.now,
-                    tx_bytes: self.tx_bytes,
-                    rx_bytes: self.rx_bytes,
+                    bytes: match self.kind.int_counter() {
+                        IntCounter::Tx => self.tx_bytes,
+                        IntCounter::Rx => self.rx_bytes,
+                    },
                     qlen: qlen as u64,
                     rate: self.ctx.line_rate,
                 };

@@ -356,6 +356,7 @@ impl Sim {
         let sw_cfg = SwitchConfig {
             model: cfg.model.clone(),
             int_on: cfg.int_on,
+            int_counter: cfg.cc.int_counter(),
             xoff_forever,
             congested_queue: cfg.diag.congested_queue,
         };

@@ -19,8 +19,8 @@ pub(crate) struct WireTransit {
     seq: u64,
     sent_at: u64,
     window: u64,
-    /// Per INT record: time, bytes sent, bytes received, queue, rate.
-    int: [[u64; 5]; MAX_INT_HOPS],
+    /// Per INT record: time, the port's byte counter, queue, rate.
+    int: [[u64; 4]; MAX_INT_HOPS],
     link: u32,
     lead: u32,
     next: u32,
@@ -70,9 +70,7 @@ impl From<&Transit> for WireTransit {
             seq: p.seq,
             sent_at: p.sent_at.0,
             window: p.window,
-            int: t
-                .int
-                .map(|h| [h.ts.0, h.tx_bytes, h.rx_bytes, h.qlen, h.rate.0]),
+            int: t.int.map(|h| [h.ts.0, h.bytes, h.qlen, h.rate.0]),
             link: t.link.0,
             lead: t.lead,
             next: p.next,
@@ -122,10 +120,9 @@ impl From<&WireTransit> for Transit {
                 flags: w.flags,
                 spare: w.spare,
             },
-            int: w.int.map(|[ts, tx_bytes, rx_bytes, qlen, rate]| IntHop {
+            int: w.int.map(|[ts, bytes, qlen, rate]| IntHop {
                 ts: SimTime(ts),
-                tx_bytes,
-                rx_bytes,
+                bytes,
                 qlen,
                 rate: Rate(rate),
             }),
@@ -161,8 +158,7 @@ mod tests {
         let mut int = [IntHop::default(); MAX_INT_HOPS];
         int[1] = IntHop {
             ts: SimTime(9),
-            tx_bytes: 10,
-            rx_bytes: 11,
+            bytes: 10,
             qlen: 12,
             rate: Rate(100_000_000_000),
         };

@@ -168,7 +168,15 @@ impl Switch {
                 pkt.flags |= flag::ECN_CE;
             }
             if env.cfg.int_on {
-                super::int::stamp(pkt, int, port, now, model.int_units, &model.sizes);
+                super::int::stamp(
+                    pkt,
+                    int,
+                    port,
+                    now,
+                    model.int_units,
+                    env.cfg.int_counter,
+                    &model.sizes,
+                );
             }
         }
         let may_lose = pkt.kind != PacketKind::Pfc;

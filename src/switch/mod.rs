@@ -21,6 +21,7 @@ pub mod thresholds;
 
 use crate::ids::SwitchIdx;
 use crate::output::journal::Journal;
+use crate::packet::IntCounter;
 use crate::packet::PktQueue;
 use crate::port::{CLASSES, Egress};
 use crate::profile::ModelConfig;
@@ -34,6 +35,8 @@ use rand_chacha::ChaCha8Rng;
 pub struct SwitchConfig {
     pub model: ModelConfig,
     pub int_on: bool,
+    /// The byte counter INT records carry (the congestion control's).
+    pub int_counter: IntCounter,
     /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
     pub xoff_forever: bool,
     /// PFC diagnostics: an egress queue of at least this many bytes is congested

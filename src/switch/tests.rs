@@ -200,7 +200,7 @@ fn int_is_stamped_at_dequeue_and_the_wire_grows_by_the_per_hop_bytes() {
         assert_eq!((s.pkt.n_hops, s.pkt.wire), (1, grown));
         let h = s.hops[0];
         assert_eq!(h.rate, LINE);
-        assert_eq!((h.ts, h.tx_bytes, h.qlen), want[k], "packet {k}");
+        assert_eq!((h.ts, h.bytes, h.qlen), want[k], "packet {k}");
         assert_eq!(s.at, want[k].0 + tx + PROP);
     }
 }

@@ -117,7 +117,7 @@ impl HpccRate {
             let old = &self.hops[i];
             let tau = new.ts.as_ns().wrapping_sub(old.ts.as_ns()) & TIME_MASK;
             let duration = tau as f64 * 1e-9;
-            let tx_rate = new.tx_bytes.wrapping_sub(old.tx_bytes).wrapping_mul(8) as f64 / duration;
+            let tx_rate = new.bytes.wrapping_sub(old.bytes).wrapping_mul(8) as f64 / duration;
             let line = new.rate.bps() as f64;
             let u = tx_rate / line
                 + new.qlen.min(old.qlen) as f64 * self.qp.max_rate as f64
@@ -220,11 +220,10 @@ mod tests {
     use super::*;
     use crate::units::SimTime;
 
-    fn hop(ts_ns: u64, tx_bytes: u64, qlen: u64) -> IntHop {
+    fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
         IntHop {
             ts: SimTime(ts_ns * 1000),
-            tx_bytes,
-            rx_bytes: 0,
+            bytes,
             qlen,
             rate: Rate::from_gbps(100),
         }
