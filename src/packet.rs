@@ -29,9 +29,11 @@ pub enum PacketKind {
 }
 
 /// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1). 32
-/// bytes, so that a record never straddles two cache lines and a packet's
-/// five take 160 bytes (docs/performance.md, "INT records in 32 bytes").
+/// bytes and aligned to 32, so that a record never straddles two cache lines
+/// and a packet's five take 160 bytes (docs/performance.md, "INT records in
+/// 32 bytes").
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[repr(C, align(32))]
 pub struct IntHop {
     /// Time the packet left the port.
     pub ts: SimTime,
@@ -47,7 +49,7 @@ pub struct IntHop {
     pub rate: Rate,
 }
 
-const _: () = assert!(std::mem::size_of::<IntHop>() == 32);
+const _: () = assert!(std::mem::size_of::<IntHop>() == 32 && std::mem::align_of::<IntHop>() == 32);
 
 /// Which byte counter of a port its INT records carry ([`IntHop::bytes`]):
 /// one per run, the one its congestion control reads.
