@@ -3,8 +3,9 @@
 //! event's time goes"):
 //!
 //! - the core's clock while it runs, from a chain of dependent 64-bit
-//!   multiplications (a square of the last result, 3 cycles each on AMD Zen and recent Intel cores), since
-//!   a VM's `/proc/cpuinfo` shows the nominal clock, not the boosted one;
+//!   multiplications (a square of the last result, 3 cycles each on AMD Zen
+//!   and recent Intel cores), since a VM's `/proc/cpuinfo` shows the nominal
+//!   clock, not the boosted one;
 //! - how long a load that misses takes, by working-set size: a chain of
 //!   dependent loads through a random cyclic permutation of cache lines (no
 //!   two consecutive loads near each other, so neither the hardware

@@ -53,10 +53,9 @@ const _: () = assert!(std::mem::size_of::<IntHop>() == 32 && std::mem::align_of:
 
 /// Which byte counter of a port its INT records carry ([`IntHop::bytes`]):
 /// one per run, the one its congestion control reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntCounter {
     /// Bytes transmitted (txRate, HPCC Eq. (2); every INT reader but one).
-    #[default]
     Tx,
     /// Bytes received into the port's queues (HPCC §3.4's rxRate variant).
     Rx,

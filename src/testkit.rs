@@ -267,17 +267,6 @@ fn port_of(gid: EgressId) -> u16 {
     u16::try_from(gid.0).expect("a rig's switch has few ports")
 }
 
-/// The switch configuration a run of `cfg` would use.
-pub(crate) fn switch_config(cfg: &RunConfig) -> SwitchConfig {
-    SwitchConfig {
-        model: cfg.model.clone(),
-        int_on: cfg.int_on,
-        int_counter: cfg.cc.int_counter(),
-        xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
-        congested_queue: cfg.diag.congested_queue,
-    }
-}
-
 /// A packet that crossed a link: when it arrived and what it was.
 #[derive(Clone, Debug)]
 pub(crate) struct Seen {
@@ -444,7 +433,7 @@ impl SwitchBench {
         let sw = switch(&run, si);
         SwitchBench {
             w: World::new(sw.ports.len(), 0),
-            cfg: switch_config(&run),
+            cfg: crate::sim::switch_config(&run),
             sw,
             run,
             out: Vec::new(),

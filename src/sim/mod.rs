@@ -330,7 +330,6 @@ impl Sim {
             egress_owner.len() <= MAX_EVENT_INDEX as usize,
             "too many ports"
         );
-        let xoff_forever = cfg.flowctl.pfc.pause_quanta.is_none();
         let diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         let n_egress = egress_owner.len();
         // A link's receiving end: the peer of the egress that sends into it.
@@ -350,16 +349,10 @@ impl Sim {
             base_rtt,
             max_bdp,
         );
-        nic_cfg.xoff_forever = xoff_forever;
+        let sw_cfg = switch_config(&cfg);
+        nic_cfg.xoff_forever = sw_cfg.xoff_forever;
         nic_cfg.hold_back_looks = !opts.keep_idle_looks;
         nic_cfg.last = opts.limits.last_handled(cfg.stop);
-        let sw_cfg = SwitchConfig {
-            model: cfg.model.clone(),
-            int_on: cfg.int_on,
-            int_counter: cfg.cc.int_counter(),
-            xoff_forever,
-            congested_queue: cfg.diag.congested_queue,
-        };
         // The nodes go to their partitions, in node id order.
         let mut parts: Vec<Part> = (0..n_parts)
             .map(|i| Part::new(i as u16, n_parts, n_egress, Journal::default()))
@@ -1387,6 +1380,17 @@ fn lookahead(cfg: &RunConfig, n_parts: usize) -> Result<u64, Error> {
             .map(|l| l.delay.ps())
             .min()
             .unwrap_or(1)),
+    }
+}
+
+/// What every switch of a run of `cfg` shares.
+pub(crate) fn switch_config(cfg: &RunConfig) -> SwitchConfig {
+    SwitchConfig {
+        model: cfg.model.clone(),
+        int_on: cfg.int_on,
+        int_counter: cfg.cc.int_counter(),
+        xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
+        congested_queue: cfg.diag.congested_queue,
     }
 }
 
