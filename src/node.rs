@@ -336,7 +336,7 @@ impl<'a> Ctx<'a> {
     /// [`Self::schedule`] for an event decided `lead` ps before `at` (earlier
     /// than now): it takes the place in the order it would have had if queued
     /// then.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_lead(&mut self, at: SimTime, lead: u32, ev: Event) {
         self.q.schedule_lead(at, lead, ev.pack());
     }

@@ -154,7 +154,7 @@ impl Egress {
 
     /// Starts serializing `wire` bytes at `now`. Returns when the packet reaches the
     /// peer, or `None` if the link loses it (only packets with `may_lose`).
-    #[inline]
+    #[inline(always)]
     pub fn transmit(
         &mut self,
         now: SimTime,

@@ -1142,9 +1142,8 @@ impl Sim {
         let iv = match what {
             Sampler::Queues => {
                 let bytes = self.port_values(&self.watched_ports, |sp| [sp.bytes]);
-                for (&(node, port), [b]) in self.watched_ports.iter().zip(bytes) {
-                    self.rec.queue_sample(now, node, port, b);
-                }
+                self.rec
+                    .queue_samples(now, &self.watched_ports, bytes.as_flattened());
                 self.sh.cfg.output.queue_interval
             }
             Sampler::Links => {
