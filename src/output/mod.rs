@@ -169,6 +169,8 @@ fn push_ns(row: &mut Vec<u8>, ps: u64) {
 /// took a tenth of the run's instructions.)
 #[derive(Default)]
 struct QueueRows {
+    /// The rows of the last sample (reused).
+    out: Vec<u8>,
     /// The ports whose middles are kept, in sample order.
     ports: Vec<(NodeId, u16)>,
     /// Their `,node,port,` texts, one after the other; port `k`'s ends at
@@ -178,13 +180,13 @@ struct QueueRows {
 }
 
 impl QueueRows {
-    /// Writes the rows of one sample (`bytes[k]` queued at `ports[k]` at
-    /// `now`) into `out`, replacing what it held.
-    fn write(&mut self, out: &mut Vec<u8>, now: SimTime, ports: &[(NodeId, u16)], bytes: &[u64]) {
+    /// The rows of one sample: `bytes[k]` queued at `ports[k]` at `now`.
+    fn write(&mut self, now: SimTime, ports: &[(NodeId, u16)], bytes: &[u64]) -> &[u8] {
         debug_assert_eq!(ports.len(), bytes.len());
         if self.ports != ports {
             self.keep(ports);
         }
+        let out = &mut self.out;
         out.clear();
         push_ns(out, now.ps());
         let time = out.len();
@@ -199,6 +201,7 @@ impl QueueRows {
             out.push(b'\n');
             start = end;
         }
+        out
     }
 
     fn keep(&mut self, ports: &[(NodeId, u16)]) {
@@ -219,8 +222,9 @@ impl QueueRows {
 
 /// One queue.csv row: `time_ns,node,port,bytes`.
 #[cfg(test)]
-fn queue_row(row: &mut Vec<u8>, now: SimTime, node: NodeId, port: u16, bytes: u64) {
-    QueueRows::default().write(row, now, &[(node, port)], &[bytes]);
+fn queue_row(now: SimTime, node: NodeId, port: u16, bytes: u64) -> String {
+    let mut rows = QueueRows::default();
+    String::from_utf8(rows.write(now, &[(node, port)], &[bytes]).to_vec()).expect("ASCII")
 }
 
 pub const FCT_HEADER: &str = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,timeouts,dport";
@@ -262,8 +266,6 @@ pub struct Recorder {
     fct_file: Option<AtomicFile>,
     pfc_file: Option<AtomicFile>,
     queue_file: Option<AtomicFile>,
-    /// The queue.csv rows being written (reused).
-    row: Vec<u8>,
     queue_rows: QueueRows,
     /// Completed flows, kept for [`RunOutputs::fct`] unless streamed only.
     fct: Vec<FctRecord>,
@@ -301,7 +303,6 @@ impl Recorder {
             fct_file: None,
             pfc_file: None,
             queue_file: None,
-            row: Vec::with_capacity(64),
             queue_rows: QueueRows::default(),
             fct: Vec::new(),
             stream_fct: false,
@@ -598,8 +599,8 @@ impl Recorder {
     /// `,node,port,` once for the run ([`QueueRows`]).
     pub fn queue_samples(&mut self, now: SimTime, ports: &[(NodeId, u16)], bytes: &[u64]) {
         if let Some(f) = self.queue_file.as_mut() {
-            self.queue_rows.write(&mut self.row, now, ports, bytes);
-            let res = f.write_all(&self.row).map_err(|e| f.err(e));
+            let rows = self.queue_rows.write(now, ports, bytes);
+            let res = f.write_all(rows).map_err(|e| f.err(e));
             self.note(res);
         }
         if self.keep_samples {
@@ -729,18 +730,17 @@ mod tests {
     #[test]
     fn a_samples_rows_name_each_port_and_repeat_the_time() {
         let mut rows = QueueRows::default();
-        let mut out = Vec::new();
         let a = [(NodeId(17), 0), (NodeId(17), 16), (NodeId(320), 3)];
-        rows.write(&mut out, SimTime(1_500), &a, &[0, 2_048, 7]);
+        let out = rows.write(SimTime(1_500), &a, &[0, 2_048, 7]);
         let want = "1.500,17,0,0\n1.500,17,16,2048\n1.500,320,3,7\n";
-        assert_eq!(String::from_utf8(out.clone()).unwrap(), want);
-        rows.write(&mut out, SimTime(2_000), &a, &[1, 0, 0]);
+        assert_eq!(std::str::from_utf8(out).unwrap(), want);
+        let out = rows.write(SimTime(2_000), &a, &[1, 0, 0]);
         let want = "2,17,0,1\n2,17,16,0\n2,320,3,0\n";
-        assert_eq!(String::from_utf8(out.clone()).unwrap(), want);
+        assert_eq!(std::str::from_utf8(out).unwrap(), want);
         let b = [(NodeId(320), 3), (NodeId(5), 65_535)];
-        rows.write(&mut out, SimTime(2_001), &b, &[9, u64::MAX]);
+        let out = rows.write(SimTime(2_001), &b, &[9, u64::MAX]);
         let want = format!("2.001,320,3,9\n2.001,5,65535,{}\n", u64::MAX);
-        assert_eq!(String::from_utf8(out).unwrap(), want);
+        assert_eq!(std::str::from_utf8(out).unwrap(), want);
     }
 
     /// The queue.csv row writer gives the bytes `fmt` gives, on the edges of
@@ -748,7 +748,6 @@ mod tests {
     /// `fmt_ns` is the same time.
     #[test]
     fn queue_rows_are_what_fmt_writes() {
-        let mut row = Vec::new();
         for ps in [
             0,
             1,
@@ -764,7 +763,7 @@ mod tests {
         ] {
             for (node, port, bytes) in [(0, 0, 0), (320, 7, 1_048), (u32::MAX, u16::MAX, u64::MAX)]
             {
-                queue_row(&mut row, SimTime(ps), NodeId(node), port, bytes);
+                let row = queue_row(SimTime(ps), NodeId(node), port, bytes);
                 let time = if ps.is_multiple_of(1000) {
                     format!("{}", ps / 1000)
                 } else {
@@ -772,7 +771,7 @@ mod tests {
                 };
                 assert_eq!(fmt_ns(ps), time);
                 let want = format!("{time},{node},{port},{bytes}\n");
-                assert_eq!(String::from_utf8(row.clone()).unwrap(), want);
+                assert_eq!(row, want);
             }
         }
     }
