@@ -6,9 +6,11 @@
 //! `--recorders` measures the cost of the recorders: `off` (the default: no
 //! output files, only the in-memory FCT records), `default` (the `[output]`
 //! defaults, files written to a temporary directory, queue.csv sampling off as
-//! the fat-tree scenario has it) or `all` (every recorder on every switch port and
-//! flow: queue.csv every 10 us, histograms, link utilization and flow rates every
-//! 10 us, latency of all flows).
+//! the fat-tree scenario has it), `scenario` (each scenario's own `[output]` as
+//! `rocesim run` would record it, queue.csv sampling included: what a default
+//! run costs) or `all` (every recorder on every switch port and flow: queue.csv
+//! every 10 us, histograms, link utilization and flow rates every 10 us, latency
+//! of all flows).
 //!
 //! `--threads 1,2,4` runs each scenario on each thread count (docs/parallel.md)
 //! and adds the speed-up over the first count, the parallel efficiency
@@ -33,7 +35,8 @@ pub struct BenchArgs {
     /// Also run the large fat-tree benchmark (320 hosts, FB_Hadoop 30% load, 1 ms of arrivals).
     #[arg(long)]
     pub full: bool,
-    /// Recorders: off, default or all.
+    /// Recorders: off, default, scenario (the scenario's own `[output]`, as
+    /// `rocesim run` records it) or all.
     #[arg(long, value_enum, default_value_t = Recorders::Off)]
     pub recorders: Recorders,
     /// Thread counts to run each scenario on, e.g. 1,2.
@@ -46,15 +49,20 @@ pub struct BenchArgs {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recorders {
+    /// No output files; queue sampling off.
     Off,
+    /// The `[output]` defaults with queue.csv sampling off.
     Default,
+    /// Each scenario's own `[output]`, unchanged (what `rocesim run` records).
+    Scenario,
+    /// Every recorder on every port and flow, every 10 us.
     All,
 }
 
 fn recorder_overrides(r: Recorders) -> Vec<String> {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect();
     match r {
-        Recorders::Off => vec![],
+        Recorders::Off | Recorders::Scenario => vec![],
         Recorders::Default => s(&["output.queue_interval=\"0s\""]),
         Recorders::All => s(&[
             "output.queue_interval=\"10us\"",

@@ -415,6 +415,54 @@ fn bench_only_nosuch_and_repeat_0_are_errors_naming_the_choices() {
     assert_input_error(&o, &["--repeat", "at least 1"]);
 }
 
+/// The events `rocesim bench --scenario FILE --recorders R --repeat 1` reports.
+fn bench_events(sc: &Path, recorders: &str) -> u64 {
+    let o = rocesim(&[
+        "bench",
+        "--scenario",
+        s(sc),
+        "--recorders",
+        recorders,
+        "--repeat",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let row = text.lines().last().expect("a result row");
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cols[0], "s", "{text}");
+    cols[4].parse().expect("the events column")
+}
+
+#[test]
+fn bench_recorders_scenario_runs_what_run_records_queue_samples_included() {
+    let dir = scratch("ro-bench-rec");
+    // 200 KB: 16 us at 100 Gbps, so the run samples its queues a few dozen times.
+    let sc = write(&dir, "s.toml", &STAR.replace("\"10KB\"", "\"200KB\""));
+    let out = dir.join("out");
+    let o = rocesim(&["run", s(&sc), "--out", s(&out), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let run_events = summary["events"].as_u64().expect("summary.json's events");
+    // queue.csv's samples: one Sample event each, at distinct times.
+    let queue = std::fs::read_to_string(out.join("queue.csv")).unwrap();
+    let mut times: Vec<&str> = queue
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    times.dedup();
+    assert!(times.len() >= 16, "one sample a us: {}", times.len());
+    // `scenario`: the very run `rocesim run` does, event for event.
+    assert_eq!(bench_events(&sc, "scenario"), run_events);
+    // `off` and `default` turn queue sampling off: exactly its events fewer.
+    let off = bench_events(&sc, "off");
+    assert_eq!(off + times.len() as u64, run_events);
+    assert_eq!(bench_events(&sc, "default"), off);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn report_dport_999_names_the_ports_the_run_has() {
     let dir = scratch("ro-dport");
