@@ -17,6 +17,18 @@ pub const MAX_PORTS_PER_NODE: u64 = u16::MAX as u64;
 /// flow costs about 32 bytes before the run and a few hundred during it).
 pub const MAX_FLOWS: u64 = 20_000_000;
 
+/// Route-table entries of a topology: one per (switch, switch with hosts),
+/// 8 bytes each plus a 2-byte distance (50 M entries is about 0.5 GB).
+pub const MAX_ROUTE_ENTRIES: u64 = 50_000_000;
+
+/// Steps of the route computation: switches with hosts x ports of all switches
+/// (one breadth-first search from each switch with hosts, and for each, every
+/// switch's ports scanned for its next hops): about 13 ns a step on the
+/// development VM (`rocesim validate` of k-ary fat-trees with their default
+/// hosts per ToR: k = 48, 258 M steps, 3.6 s; k = 54, 459 M, 5.9 s; k = 64,
+/// 1.07 G, 14.7 s, refused now).
+pub const MAX_ROUTE_STEPS: u64 = 500_000_000;
+
 /// Threads (partitions) of one run (`run.threads`, `--threads`).
 pub const MAX_THREADS: usize = 256;
 

@@ -10,9 +10,7 @@ use crate::topology::{Topology, TopologySpec, builders, leaf_spine, ns3, parking
 use crate::units::{Delta, Rate};
 use std::path::Path;
 
-/// Generators refuse topologies whose route table (switches x ToRs entries) would
-/// exceed this; 50 M entries is about 0.5 GB.
-const MAX_ROUTE_ENTRIES: u64 = 50_000_000;
+use crate::limits::MAX_ROUTE_ENTRIES;
 
 /// (required, optional) fields of each kind.
 fn fields(kind: TopologyKind) -> (&'static [&'static str], &'static [&'static str]) {

@@ -155,6 +155,52 @@ fn a_topology_file_declaring_four_billion_nodes_is_refused_at_once() {
 }
 
 #[test]
+fn a_fat_tree_whose_routes_would_take_minutes_is_refused_at_once() {
+    // The fuzzer's mutation of scenarios/fattree-k4-fbhdp-30pct.toml (k = 4 to
+    // 94): 830,584 hosts and 11,045 switches, within the node and route-table
+    // limits, whose routes took minutes and gigabytes to compute.
+    let fat_tree = "[topology]\nkind = \"fat-tree\"\nk = 94\nhost_rate = \"100Gbps\"\n\
+                    fabric_rate = \"400Gbps\"\ndelay = \"1us\"\n";
+    both_refuse(
+        "route-steps",
+        fat_tree,
+        &[],
+        &[
+            "s.toml: topology",
+            "4418 switches with hosts and 1661168 switch ports",
+            "7339040224 steps (limit 500000000",
+        ],
+    );
+}
+
+#[test]
+fn an_ns3_topology_needing_over_50_m_route_entries_is_refused_before_routing() {
+    // 7,072 switches in a chain, a host on each: 7,072 x 7,072 = 50,013,184
+    // (switch, switch with hosts) entries, one over the limit's 50 M.
+    let n = 7072;
+    let mut t = format!("{} {n} {}\n", 2 * n, 2 * n - 1);
+    let ids: Vec<String> = (n..2 * n).map(|i| i.to_string()).collect();
+    t.push_str(&ids.join(" "));
+    t.push('\n');
+    for i in 0..n {
+        t.push_str(&format!("{i} {} 100Gbps 1us 0\n", n + i));
+    }
+    for i in n..2 * n - 1 {
+        t.push_str(&format!("{i} {} 100Gbps 1us 0\n", i + 1));
+    }
+    both_refuse(
+        "route-entries",
+        &ns3_scenario(false),
+        &[("t.txt", &t)],
+        &[
+            "s.toml: topology",
+            "7072 switches, 7072 of them with hosts",
+            "50013184 entries (limit 50000000",
+        ],
+    );
+}
+
+#[test]
 fn a_short_switch_list_is_named_as_short_at_its_line() {
     both_refuse(
         "switch-list",
