@@ -23,10 +23,11 @@ pub const MAX_ROUTE_ENTRIES: u64 = 50_000_000;
 
 /// Steps of the route computation: switches with hosts x ports of all switches
 /// (one breadth-first search from each switch with hosts, and for each, every
-/// switch's ports scanned for its next hops): about 13 ns a step on the
-/// development VM (`rocesim validate` of k-ary fat-trees with their default
-/// hosts per ToR: k = 48, 258 M steps, 3.6 s; k = 54, 459 M, 5.9 s; k = 64,
-/// 1.07 G, 14.7 s, refused now).
+/// switch's ports scanned for its next hops): 5 to 12 ns a step on the
+/// development VM, depending on the day (`rocesim validate` of k-ary
+/// fat-trees with their default hosts per ToR: k = 48, 258 M steps, 1.2-1.8 s;
+/// k = 54, 459 M, 3.6-5.3 s; k = 64, 1.07 G steps, took 14.7 s before the
+/// limit and is refused).
 pub const MAX_ROUTE_STEPS: u64 = 500_000_000;
 
 /// Threads (partitions) of one run (`run.threads`, `--threads`).

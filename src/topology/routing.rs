@@ -75,12 +75,16 @@ impl Routes {
         let mut host_route = vec![(NONE, NONE); n];
         let mut pool: Vec<u16> = Vec::new();
         let mut dedup: HashMap<Vec<u16>, u32> = HashMap::new();
-        let mut intern = |list: Vec<u16>, pool: &mut Vec<u16>| -> u32 {
-            *dedup.entry(list).or_insert_with_key(|l| {
-                let off = pool.len() as u32;
-                pool.extend_from_slice(l);
-                off
-            })
+        // Looked up by slice, so that a list seen before (almost every one on a
+        // large fabric) allocates nothing.
+        let mut intern = |list: &[u16], pool: &mut Vec<u16>| -> u32 {
+            if let Some(&off) = dedup.get(list) {
+                return off;
+            }
+            let off = pool.len() as u32;
+            pool.extend_from_slice(list);
+            dedup.insert(list.to_vec(), off);
+            off
         };
         for (si, &s) in switches.iter().enumerate() {
             for (p, port) in ports[s.idx()].iter().enumerate() {
@@ -89,7 +93,7 @@ impl Routes {
                         attach_of_switch[si] = attach_nodes.len() as u32;
                         attach_nodes.push(s);
                     }
-                    let off = intern(vec![p as u16], &mut pool);
+                    let off = intern(&[p as u16], &mut pool);
                     host_route[port.peer.idx()] = (attach_of_switch[si], off);
                 }
             }
@@ -122,6 +126,8 @@ impl Routes {
         let mut dist_all = vec![u16::MAX; switches.len() * n_attach];
         let mut dist = vec![u32::MAX; n];
         let mut queue = VecDeque::new();
+        let mut hops: Vec<u16> = Vec::new();
+        let mut ranked: Vec<(u32, u16)> = Vec::new();
         for (ai, &a) in attach_nodes.iter().enumerate() {
             dist.fill(u32::MAX);
             dist[a.idx()] = 0;
@@ -163,28 +169,32 @@ impl Routes {
                 if d == 0 {
                     continue;
                 }
-                let hops: Vec<u16> = match order {
-                    HopOrder::Port => ports[s.idx()]
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, p)| is_switch(p.peer) && dist[p.peer.idx()] == d - 1)
-                        .map(|(i, _)| i as u16)
-                        .collect(),
-                    HopOrder::Ns3 => {
-                        let mut h: Vec<(u32, u16)> = by_id[s.idx()]
+                hops.clear();
+                match order {
+                    HopOrder::Port => hops.extend(
+                        ports[s.idx()]
                             .iter()
-                            .filter(|(v, _)| dist[v.idx()] == d - 1)
-                            .map(|&(v, p)| (rank[v.idx()], p))
-                            .collect();
-                        h.sort_unstable();
-                        h.into_iter().map(|(_, p)| p).collect()
+                            .enumerate()
+                            .filter(|(_, p)| is_switch(p.peer) && dist[p.peer.idx()] == d - 1)
+                            .map(|(i, _)| i as u16),
+                    ),
+                    HopOrder::Ns3 => {
+                        ranked.clear();
+                        ranked.extend(
+                            by_id[s.idx()]
+                                .iter()
+                                .filter(|(v, _)| dist[v.idx()] == d - 1)
+                                .map(|&(v, p)| (rank[v.idx()], p)),
+                        );
+                        ranked.sort_unstable();
+                        hops.extend(ranked.iter().map(|&(_, p)| p));
                     }
-                };
+                }
                 if hops.len() > u16::MAX as usize {
                     return Err(format!("switch {s} has too many equal-cost next hops"));
                 }
                 let len = hops.len() as u16;
-                let off = intern(hops, &mut pool);
+                let off = intern(&hops, &mut pool);
                 table[si * n_attach + ai] = (off, len);
             }
         }
