@@ -30,6 +30,21 @@ pub const MAX_ROUTE_ENTRIES: u64 = 50_000_000;
 /// limit and is refused).
 pub const MAX_ROUTE_STEPS: u64 = 500_000_000;
 
+/// Refuses a route table for `switches` switches, `with_hosts` of them with
+/// hosts, beyond [`MAX_ROUTE_ENTRIES`]; `hint` says what to make smaller. The
+/// generators check their shape with it before building, and every topology
+/// is checked with it again before its routes are computed.
+pub fn check_route_entries(switches: u64, with_hosts: u64, hint: &str) -> Result<(), String> {
+    let entries = switches.saturating_mul(with_hosts);
+    if entries > MAX_ROUTE_ENTRIES {
+        return Err(format!(
+            "{switches} switches, {with_hosts} of them with hosts: the route table would need \
+             {entries} entries (limit {MAX_ROUTE_ENTRIES}; docs/scenario.md, Limits); {hint}"
+        ));
+    }
+    Ok(())
+}
+
 /// Threads (partitions) of one run (`run.threads`, `--threads`).
 pub const MAX_THREADS: usize = 256;
 

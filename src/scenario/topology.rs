@@ -10,8 +10,6 @@ use crate::topology::{Topology, TopologySpec, builders, leaf_spine, ns3, parking
 use crate::units::{Delta, Rate};
 use std::path::Path;
 
-use crate::limits::MAX_ROUTE_ENTRIES;
-
 /// (required, optional) fields of each kind.
 fn fields(kind: TopologyKind) -> (&'static [&'static str], &'static [&'static str]) {
     match kind {
@@ -332,15 +330,6 @@ fn check_size(nodes: u64, switches: u64, edge_switches: u64, cx: &Ctx) -> Result
             crate::limits::exceeds("the node count", nodes, crate::limits::MAX_NODES),
         ));
     }
-    let entries = switches.saturating_mul(edge_switches);
-    if entries > MAX_ROUTE_ENTRIES {
-        return Err(cx.err(
-            "topology",
-            format!(
-                "{nodes} nodes and {switches} switches: the route table would need {entries} entries \
-                 (limit {MAX_ROUTE_ENTRIES}); use fewer pods, ToRs or leaves"
-            ),
-        ));
-    }
-    Ok(())
+    crate::limits::check_route_entries(switches, edge_switches, "use fewer pods, ToRs or leaves")
+        .map_err(|m| cx.err("topology", m))
 }

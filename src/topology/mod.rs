@@ -197,43 +197,6 @@ pub struct Topology {
     pub routes: routing::Routes,
 }
 
-/// Refuses a fabric whose routes would take too much memory or time to
-/// compute, before computing them ([`crate::limits::MAX_ROUTE_ENTRIES`],
-/// [`crate::limits::MAX_ROUTE_STEPS`]; docs/scenario.md, "Limits").
-fn check_route_size(
-    spec: &TopologySpec,
-    ports: &[Vec<PortInfo>],
-    switches: &[NodeId],
-) -> Result<(), String> {
-    use crate::limits::{MAX_ROUTE_ENTRIES, MAX_ROUTE_STEPS};
-    let mut with_hosts = 0u64;
-    let mut switch_ports = 0u64;
-    for s in switches {
-        let p = &ports[s.idx()];
-        switch_ports += p.len() as u64;
-        if p.iter().any(|q| spec.kinds[q.peer.idx()] == NodeKind::Host) {
-            with_hosts += 1;
-        }
-    }
-    let n = switches.len() as u64;
-    let entries = n * with_hosts;
-    if entries > MAX_ROUTE_ENTRIES {
-        return Err(format!(
-            "{n} switches, {with_hosts} of them with hosts: the route table would need {entries} \
-             entries (limit {MAX_ROUTE_ENTRIES}; docs/scenario.md, Limits); use fewer switches"
-        ));
-    }
-    let steps = with_hosts * switch_ports;
-    if steps > MAX_ROUTE_STEPS {
-        return Err(format!(
-            "{with_hosts} switches with hosts and {switch_ports} switch ports: computing the \
-             routes would take {steps} steps (limit {MAX_ROUTE_STEPS}, some seconds; \
-             docs/scenario.md, Limits); use fewer switches or fewer ports a switch"
-        ));
-    }
-    Ok(())
-}
-
 impl Topology {
     /// Validates `spec` and builds ports and routes.
     pub fn build(spec: TopologySpec) -> Result<Topology, String> {
@@ -283,7 +246,6 @@ impl Topology {
                 }
             }
         }
-        check_route_size(&spec, &ports, &switches)?;
         let routes = routing::Routes::compute(
             &spec,
             &ports,

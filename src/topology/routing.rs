@@ -59,6 +59,25 @@ pub struct Routes {
     has_overrides: bool,
 }
 
+/// Refuses routes that would take too much memory or time to compute, before
+/// the tables are allocated ([`crate::limits::MAX_ROUTE_ENTRIES`],
+/// [`crate::limits::MAX_ROUTE_STEPS`]; docs/scenario.md, "Limits"): one entry
+/// per (switch, switch with hosts), and one step per (switch with hosts, switch
+/// port), a BFS and a next-hop scan from each switch with hosts.
+fn check_cost(switches: u64, with_hosts: u64, switch_ports: u64) -> Result<(), String> {
+    use crate::limits::{MAX_ROUTE_STEPS, check_route_entries};
+    check_route_entries(switches, with_hosts, "use fewer switches")?;
+    let steps = with_hosts * switch_ports;
+    if steps > MAX_ROUTE_STEPS {
+        return Err(format!(
+            "{with_hosts} switches with hosts and {switch_ports} switch ports: computing the \
+             routes would take {steps} steps (limit {MAX_ROUTE_STEPS}, some seconds; \
+             docs/scenario.md, Limits); use fewer switches or fewer ports a switch"
+        ));
+    }
+    Ok(())
+}
+
 impl Routes {
     pub(super) fn compute(
         spec: &TopologySpec,
@@ -86,7 +105,9 @@ impl Routes {
             dedup.insert(list.to_vec(), off);
             off
         };
+        let mut switch_ports = 0u64;
         for (si, &s) in switches.iter().enumerate() {
+            switch_ports += ports[s.idx()].len() as u64;
             for (p, port) in ports[s.idx()].iter().enumerate() {
                 if spec.kinds[port.peer.idx()] == NodeKind::Host {
                     if attach_of_switch[si] == NONE {
@@ -99,6 +120,7 @@ impl Routes {
             }
         }
         let n_attach = attach_nodes.len();
+        check_cost(switches.len() as u64, n_attach as u64, switch_ports)?;
         // ns-3 order: each switch's switch neighbours by descending node id (by
         // address, as ns-3's `map<Ptr<Node>, ..>` iterates them), one port per
         // neighbour (the last link listed wins).

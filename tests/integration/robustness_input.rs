@@ -174,6 +174,24 @@ fn a_fat_tree_whose_routes_would_take_minutes_is_refused_at_once() {
 }
 
 #[test]
+fn a_leaf_spine_needing_over_50_m_route_entries_is_refused_before_building() {
+    // 8,001 switches, 8,000 leaves with a host each: 64,008,000 entries.
+    let leaf_spine = "[topology]\nkind = \"leaf-spine\"\nleaves = 8000\nspines = 1\n\
+                      hosts_per_leaf = 1\nhost_rate = \"100Gbps\"\ndelay = \"1us\"\n";
+    both_refuse(
+        "route-entries-generated",
+        leaf_spine,
+        &[],
+        &[
+            "s.toml: topology",
+            "8001 switches, 8000 of them with hosts",
+            "64008000 entries (limit 50000000",
+            "use fewer pods, ToRs or leaves",
+        ],
+    );
+}
+
+#[test]
 fn an_ns3_topology_needing_over_50_m_route_entries_is_refused_before_routing() {
     // 7,072 switches in a chain, a host on each: 7,072 x 7,072 = 50,013,184
     // (switch, switch with hosts) entries, one over the limit's 50 M.
