@@ -21,14 +21,14 @@ pub const MAX_FLOWS: u64 = 20_000_000;
 /// 8 bytes each plus a 2-byte distance (50 M entries is about 0.5 GB).
 pub const MAX_ROUTE_ENTRIES: u64 = 50_000_000;
 
-/// Steps of the route computation: switches with hosts x ports of all switches
-/// (one breadth-first search from each switch with hosts, and for each, every
-/// switch's ports scanned for its next hops): 5 to 12 ns a step on the
-/// development VM, depending on the day (`rocesim validate` of k-ary
-/// fat-trees with their default hosts per ToR: k = 48, 258 M steps, 1.2-1.8 s;
-/// k = 54, 459 M, 3.6-5.3 s; k = 64, 1.07 G steps, took 14.7 s before the
-/// limit and is refused).
-pub const MAX_ROUTE_STEPS: u64 = 500_000_000;
+/// Steps of the route computation: switches with hosts x switch-to-switch
+/// ports (one breadth-first search from each switch with hosts over the
+/// switches' links to each other, and for each, every switch's links scanned
+/// for its next hops): 3 to 4 ns a step on the development VM (`rocesim
+/// validate` of k-ary fat-trees with their default hosts per ToR: k = 48, 127
+/// M steps, 0.4-0.8 s; k = 64, 537 M, 1.7-2.6 s; k = 72, 967 M, 3.1-3.9 s;
+/// k = 74, 1.11 G, is refused).
+pub const MAX_ROUTE_STEPS: u64 = 1_000_000_000;
 
 /// Refuses a route table for `switches` switches, `with_hosts` of them with
 /// hosts, beyond [`MAX_ROUTE_ENTRIES`]; `hint` says what to make smaller. The

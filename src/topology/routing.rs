@@ -27,7 +27,7 @@
 //! when there are any.
 
 use super::{NodeId, NodeKind, PortInfo, TopologySpec};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 const NONE: u32 = u32::MAX;
 
@@ -62,20 +62,75 @@ pub struct Routes {
 /// Refuses routes that would take too much memory or time to compute, before
 /// the tables are allocated ([`crate::limits::MAX_ROUTE_ENTRIES`],
 /// [`crate::limits::MAX_ROUTE_STEPS`]; docs/scenario.md, "Limits"): one entry
-/// per (switch, switch with hosts), and one step per (switch with hosts, switch
-/// port), a BFS and a next-hop scan from each switch with hosts.
-fn check_cost(switches: u64, with_hosts: u64, switch_ports: u64) -> Result<(), String> {
+/// per (switch, switch with hosts), and one step per (switch with hosts,
+/// switch-to-switch port), a BFS and a next-hop scan from each switch with
+/// hosts.
+fn check_cost(switches: u64, with_hosts: u64, fabric_ports: u64) -> Result<(), String> {
     use crate::limits::{MAX_ROUTE_STEPS, check_route_entries};
     check_route_entries(switches, with_hosts, "use fewer switches")?;
-    let steps = with_hosts * switch_ports;
+    let steps = with_hosts * fabric_ports;
     if steps > MAX_ROUTE_STEPS {
         return Err(format!(
-            "{with_hosts} switches with hosts and {switch_ports} switch ports: computing the \
-             routes would take {steps} steps (limit {MAX_ROUTE_STEPS}, some seconds; \
-             docs/scenario.md, Limits); use fewer switches or fewer ports a switch"
+            "{with_hosts} switches with hosts and {fabric_ports} switch-to-switch ports: \
+             computing the routes would take {steps} steps (limit {MAX_ROUTE_STEPS}, some \
+             seconds; docs/scenario.md, Limits); use fewer switches or fewer ports a switch"
         ));
     }
     Ok(())
+}
+
+/// Every switch's links to other switches, by switch index, in the order
+/// `order` lists next hops: `(the neighbour's switch index, port)`. Port
+/// order: every such port, parallel links each. ns-3 order: one port per
+/// neighbour (the last link listed wins, as ns-3's map keyed by neighbour
+/// keeps it), neighbours by descending node id (switch indices follow node
+/// ids). The BFS and the next-hop scans read only this: no host port, no
+/// per-node table.
+struct Adjacency {
+    start: Vec<u32>,
+    edges: Vec<(u32, u16)>,
+}
+
+impl Adjacency {
+    fn new(
+        spec: &TopologySpec,
+        ports: &[Vec<PortInfo>],
+        switches: &[NodeId],
+        kind_index: &[u32],
+        order: HopOrder,
+    ) -> Adjacency {
+        let mut start = Vec::with_capacity(switches.len() + 1);
+        let mut edges: Vec<(u32, u16)> = Vec::new();
+        start.push(0);
+        for &s in switches {
+            let first = edges.len();
+            for (p, port) in ports[s.idx()].iter().enumerate() {
+                if spec.kinds[port.peer.idx()] == NodeKind::Switch {
+                    edges.push((kind_index[port.peer.idx()], p as u16));
+                }
+            }
+            if order == HopOrder::Ns3 {
+                // Descending neighbour, and for each its highest (last) port first.
+                let mine = &mut edges[first..];
+                mine.sort_unstable_by_key(|&(v, p)| std::cmp::Reverse((v, p)));
+                let mut kept = first;
+                for i in first..edges.len() {
+                    if i == first || edges[i].0 != edges[kept - 1].0 {
+                        edges[kept] = edges[i];
+                        kept += 1;
+                    }
+                }
+                edges.truncate(kept);
+            }
+            start.push(edges.len() as u32);
+        }
+        Adjacency { start, edges }
+    }
+
+    #[inline]
+    fn of(&self, s: usize) -> &[(u32, u16)] {
+        &self.edges[self.start[s] as usize..self.start[s + 1] as usize]
+    }
 }
 
 impl Routes {
@@ -87,15 +142,14 @@ impl Routes {
         order: HopOrder,
     ) -> Result<Routes, String> {
         let n = spec.kinds.len();
-        let is_switch = |v: NodeId| spec.kinds[v.idx()] == NodeKind::Switch;
-        // Attachment switches, in switch order.
-        let mut attach_of_switch = vec![NONE; switches.len()];
-        let mut attach_nodes = Vec::new();
+        let ns = switches.len();
+        // Attachment switches, in switch order, as switch indices.
+        let mut attach_of_switch = vec![NONE; ns];
+        let mut attach: Vec<usize> = Vec::new();
         let mut host_route = vec![(NONE, NONE); n];
         let mut pool: Vec<u16> = Vec::new();
         let mut dedup: HashMap<Vec<u16>, u32> = HashMap::new();
-        // Looked up by slice, so that a list seen before (almost every one on a
-        // large fabric) allocates nothing.
+        // Looked up by slice, so that a list seen before allocates nothing.
         let mut intern = |list: &[u16], pool: &mut Vec<u16>| -> u32 {
             if let Some(&off) = dedup.get(list) {
                 return off;
@@ -105,85 +159,63 @@ impl Routes {
             dedup.insert(list.to_vec(), off);
             off
         };
-        let mut switch_ports = 0u64;
+        let mut fabric_ports = 0u64;
         for (si, &s) in switches.iter().enumerate() {
-            switch_ports += ports[s.idx()].len() as u64;
             for (p, port) in ports[s.idx()].iter().enumerate() {
                 if spec.kinds[port.peer.idx()] == NodeKind::Host {
                     if attach_of_switch[si] == NONE {
-                        attach_of_switch[si] = attach_nodes.len() as u32;
-                        attach_nodes.push(s);
+                        attach_of_switch[si] = attach.len() as u32;
+                        attach.push(si);
                     }
                     let off = intern(&[p as u16], &mut pool);
                     host_route[port.peer.idx()] = (attach_of_switch[si], off);
+                } else {
+                    fabric_ports += 1;
                 }
             }
         }
-        let n_attach = attach_nodes.len();
-        check_cost(switches.len() as u64, n_attach as u64, switch_ports)?;
-        // ns-3 order: each switch's switch neighbours by descending node id (by
-        // address, as ns-3's `map<Ptr<Node>, ..>` iterates them), one port per
-        // neighbour (the last link listed wins).
-        let by_id: Vec<Vec<(NodeId, u16)>> = match order {
-            HopOrder::Port => Vec::new(),
-            HopOrder::Ns3 => (0..n)
-                .map(|u| {
-                    let mut v: Vec<(NodeId, u16)> = Vec::new();
-                    for (i, p) in ports[u].iter().enumerate() {
-                        if !is_switch(p.peer) {
-                            continue;
-                        }
-                        match v.iter_mut().find(|e| e.0 == p.peer) {
-                            Some(e) => e.1 = i as u16,
-                            None => v.push((p.peer, i as u16)),
-                        }
-                    }
-                    v.sort_by_key(|e| std::cmp::Reverse(e.0));
-                    v
-                })
-                .collect(),
-        };
-        let mut rank = vec![u32::MAX; if order == HopOrder::Ns3 { n } else { 0 }];
-        let mut table = vec![(0u32, 0u16); switches.len() * n_attach];
-        let mut dist_all = vec![u16::MAX; switches.len() * n_attach];
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
+        let n_attach = attach.len();
+        check_cost(ns as u64, n_attach as u64, fabric_ports)?;
+        let adj = Adjacency::new(spec, ports, switches, kind_index, order);
+        let ns3 = order == HopOrder::Ns3;
+        // By switch index: hop distance from the attachment switch of the
+        // current search, and (ns-3 order) the rank in which it was discovered.
+        let mut dist = vec![u32::MAX; ns];
+        let mut rank = vec![u32::MAX; if ns3 { ns } else { 0 }];
+        let mut table = vec![(0u32, 0u16); ns * n_attach];
+        let mut dist_all = vec![u16::MAX; ns * n_attach];
+        let mut queue: Vec<u32> = Vec::with_capacity(ns);
         let mut hops: Vec<u16> = Vec::new();
         let mut ranked: Vec<(u32, u16)> = Vec::new();
-        for (ai, &a) in attach_nodes.iter().enumerate() {
+        // The list each switch was given last: toward most attachment
+        // switches a switch's next hops are the same (its up links), so the
+        // list is compared with it before it is looked up by hash.
+        let mut last: Vec<(u32, u16)> = vec![(NONE, 0); ns];
+        for (ai, &a) in attach.iter().enumerate() {
             dist.fill(u32::MAX);
-            dist[a.idx()] = 0;
+            dist[a] = 0;
             queue.clear();
-            queue.push_back(a);
-            let mut discovered = 0u32;
-            if order == HopOrder::Ns3 {
-                rank[a.idx()] = 0;
+            queue.push(a as u32);
+            if ns3 {
+                rank[a] = 0;
             }
-            while let Some(u) = queue.pop_front() {
-                match order {
-                    HopOrder::Port => {
-                        for port in &ports[u.idx()] {
-                            let v = port.peer;
-                            if is_switch(v) && dist[v.idx()] == u32::MAX {
-                                dist[v.idx()] = dist[u.idx()] + 1;
-                                queue.push_back(v);
-                            }
+            let mut discovered = 0u32;
+            let mut head = 0;
+            while let Some(&u) = queue.get(head) {
+                head += 1;
+                let du = dist[u as usize];
+                for &(v, _) in adj.of(u as usize) {
+                    if dist[v as usize] == u32::MAX {
+                        dist[v as usize] = du + 1;
+                        if ns3 {
+                            discovered += 1;
+                            rank[v as usize] = discovered;
                         }
-                    }
-                    HopOrder::Ns3 => {
-                        for &(v, _) in &by_id[u.idx()] {
-                            if dist[v.idx()] == u32::MAX {
-                                dist[v.idx()] = dist[u.idx()] + 1;
-                                discovered += 1;
-                                rank[v.idx()] = discovered;
-                                queue.push_back(v);
-                            }
-                        }
+                        queue.push(v);
                     }
                 }
             }
-            for (si, &s) in switches.iter().enumerate() {
-                let d = dist[s.idx()];
+            for (si, &d) in dist.iter().enumerate() {
                 if d == u32::MAX {
                     continue;
                 }
@@ -191,36 +223,40 @@ impl Routes {
                 if d == 0 {
                     continue;
                 }
+                let closer = adj
+                    .of(si)
+                    .iter()
+                    .filter(|&&(v, _)| dist[v as usize] == d - 1);
                 hops.clear();
-                match order {
-                    HopOrder::Port => hops.extend(
-                        ports[s.idx()]
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, p)| is_switch(p.peer) && dist[p.peer.idx()] == d - 1)
-                            .map(|(i, _)| i as u16),
-                    ),
-                    HopOrder::Ns3 => {
-                        ranked.clear();
-                        ranked.extend(
-                            by_id[s.idx()]
-                                .iter()
-                                .filter(|(v, _)| dist[v.idx()] == d - 1)
-                                .map(|&(v, p)| (rank[v.idx()], p)),
-                        );
-                        ranked.sort_unstable();
-                        hops.extend(ranked.iter().map(|&(_, p)| p));
-                    }
+                if ns3 {
+                    ranked.clear();
+                    ranked.extend(closer.map(|&(v, p)| (rank[v as usize], p)));
+                    ranked.sort_unstable();
+                    hops.extend(ranked.iter().map(|&(_, p)| p));
+                } else {
+                    hops.extend(closer.map(|&(_, p)| p));
                 }
                 if hops.len() > u16::MAX as usize {
-                    return Err(format!("switch {s} has too many equal-cost next hops"));
+                    return Err(format!(
+                        "switch {} has too many equal-cost next hops",
+                        switches[si]
+                    ));
                 }
                 let len = hops.len() as u16;
-                let off = intern(&hops, &mut pool);
+                let (prev, prev_len) = last[si];
+                let off = if prev != NONE
+                    && prev_len == len
+                    && pool[prev as usize..prev as usize + len as usize] == hops[..]
+                {
+                    prev
+                } else {
+                    let off = intern(&hops, &mut pool);
+                    last[si] = (off, len);
+                    off
+                };
                 table[si * n_attach + ai] = (off, len);
             }
         }
-        let _ = kind_index;
         Ok(Routes {
             n_attach,
             attach_of_switch,
@@ -324,6 +360,116 @@ mod tests {
         // s3's BFS meets s5 before s4 (descending id), so s5 (its last parallel
         // link, port 3) comes before s4 (port 2).
         assert_eq!(topo.routes.next_hops(s2, NodeId(1)), &[3, 2]);
+    }
+
+    /// Every (switch, host) pair's next hops against a BFS over the node
+    /// graph written for the test: port order lists exactly the ports to a
+    /// switch one hop closer to the host's attachment switch, in port order
+    /// (parallel links each); ns-3 order lists one port per such neighbour,
+    /// its last link; the attachment switch lists the host's port.
+    fn check_shortest_paths(spec: crate::topology::TopologySpec) {
+        use crate::topology::NodeKind;
+        let mut topo = Topology::build(spec).unwrap();
+        let n = topo.spec.kinds.len();
+        let attach_of = |h: usize, topo: &Topology| {
+            let p = &topo.ports[h][0];
+            (p.peer, p.peer_port)
+        };
+        for ns3 in [false, true] {
+            if ns3 {
+                topo.use_ns3_route_order();
+            }
+            for h in topo.hosts.clone() {
+                let (a, own) = attach_of(h.idx(), &topo);
+                let mut dist = vec![u32::MAX; n];
+                dist[a.idx()] = 0;
+                let mut queue = std::collections::VecDeque::from([a]);
+                while let Some(u) = queue.pop_front() {
+                    for port in &topo.ports[u.idx()] {
+                        let v = port.peer;
+                        if topo.spec.kinds[v.idx()] == NodeKind::Switch && dist[v.idx()] == u32::MAX
+                        {
+                            dist[v.idx()] = dist[u.idx()] + 1;
+                            queue.push_back(v);
+                        }
+                    }
+                }
+                for &s in &topo.switches {
+                    let got = topo.routes.next_hops(topo.kind_index[s.idx()], h).to_vec();
+                    let d = dist[s.idx()];
+                    let closer: Vec<(NodeId, u16)> = topo.ports[s.idx()]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| {
+                            topo.spec.kinds[p.peer.idx()] == NodeKind::Switch
+                                && d != u32::MAX
+                                && d > 0
+                                && dist[p.peer.idx()] == d - 1
+                        })
+                        .map(|(i, p)| (p.peer, i as u16))
+                        .collect();
+                    let want: Vec<u16> = if d == 0 {
+                        vec![own]
+                    } else if !ns3 {
+                        closer.iter().map(|&(_, p)| p).collect()
+                    } else {
+                        let mut last: Vec<(NodeId, u16)> = Vec::new();
+                        for &(v, p) in &closer {
+                            match last.iter_mut().find(|e| e.0 == v) {
+                                Some(e) => e.1 = p,
+                                None => last.push((v, p)),
+                            }
+                        }
+                        let mut ports: Vec<u16> = last.iter().map(|&(_, p)| p).collect();
+                        ports.sort_unstable();
+                        let mut sorted = got.clone();
+                        sorted.sort_unstable();
+                        assert_eq!(sorted, ports, "switch {s} toward host {h}, ns-3 order");
+                        continue;
+                    };
+                    assert_eq!(got, want, "switch {s} toward host {h}");
+                    assert_eq!(
+                        topo.routes.hops_to_attachment(topo.kind_index[s.idx()], h),
+                        (d != u32::MAX).then_some(d as u16)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn routes_are_every_shortest_path_on_a_fat_tree_and_a_mesh_with_parallel_links() {
+        use crate::topology::fat_tree::{FatTreeShape, fat_tree};
+        use crate::topology::{NodeKind, TopologySpec};
+        let r = Rate::from_gbps(100);
+        let d = Delta::from_us(1);
+        check_shortest_paths(fat_tree(FatTreeShape::k_ary(4, 2), r, r, d));
+        // Six switches in a ring with chords and doubled links, a seventh
+        // hanging off one of them, two hosts on each of four.
+        let mut t = TopologySpec::default();
+        let sw: Vec<NodeId> = (0..7).map(|_| t.add_node(NodeKind::Switch)).collect();
+        for (a, b) in [
+            (0, 1),
+            (1, 2),
+            (2, 3),
+            (3, 4),
+            (4, 5),
+            (5, 0),
+            (0, 3),
+            (1, 4),
+            (1, 2),
+            (5, 0),
+            (3, 6),
+        ] {
+            t.add_link(sw[a], sw[b], r, d);
+        }
+        for s in [0, 2, 4, 6] {
+            for _ in 0..2 {
+                let h = t.add_node(NodeKind::Host);
+                t.add_link(h, sw[s], r, d);
+            }
+        }
+        check_shortest_paths(t);
     }
 
     #[test]

@@ -167,8 +167,8 @@ fn a_fat_tree_whose_routes_would_take_minutes_is_refused_at_once() {
         &[],
         &[
             "s.toml: topology",
-            "4418 switches with hosts and 1661168 switch ports",
-            "7339040224 steps (limit 500000000",
+            "4418 switches with hosts and 830584 switch-to-switch ports",
+            "3669520112 steps (limit 1000000000",
         ],
     );
 }
