@@ -261,24 +261,28 @@ impl Sim {
                 (QpSlot::from_idx(s.len() - 1), QpSlot(*r - 1))
             })
             .collect();
-        let nics: Vec<Nic> = topo
-            .hosts
-            .iter()
-            .enumerate()
-            .map(|(hi, &node)| {
-                let rng = |salt: u64| {
-                    ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
-                };
-                Nic::new(
-                    node,
-                    HostIdx::from_idx(hi),
-                    Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
-                    (rng(0x41c), rng(0x7cc)),
-                    std::mem::take(&mut starts[hi]),
-                    n_recv[hi] as usize,
-                )
-            })
-            .collect();
+        // Each NIC is built into its partition's list (in node id order): a
+        // NIC is over a kilobyte, and a list of all of them moved over later
+        // would be a second copy of every one at the peak (40 MB on a 32,768-
+        // host fat-tree).
+        let mut hosts_in = vec![0usize; n_parts];
+        for &node in &topo.hosts {
+            hosts_in[node_part[node.idx()] as usize] += 1;
+        }
+        let mut nics_of: Vec<Vec<Nic>> = hosts_in.iter().map(|&n| Vec::with_capacity(n)).collect();
+        for (hi, &node) in topo.hosts.iter().enumerate() {
+            let rng = |salt: u64| {
+                ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
+            };
+            nics_of[node_part[node.idx()] as usize].push(Nic::new(
+                node,
+                HostIdx::from_idx(hi),
+                Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
+                (rng(0x41c), rng(0x7cc)),
+                std::mem::take(&mut starts[hi]),
+                n_recv[hi] as usize,
+            ));
+        }
 
         let path_model = PathModel::new(&cfg);
         let (base_rtt, max_bdp) = (path_model.base_rtt(), path_model.max_bdp());
@@ -358,10 +362,11 @@ impl Sim {
             .map(|i| Part::new(i as u16, n_parts, n_egress, Journal::default()))
             .collect();
         let mut place = vec![Slot::Host(0); topo.spec.kinds.len()];
-        for nic in nics {
-            let p = &mut parts[node_part[nic.node.idx()] as usize];
-            place[nic.node.idx()] = Slot::Host(p.nics.len() as u32);
-            p.nics.push(nic);
+        for (p, nics) in parts.iter_mut().zip(nics_of) {
+            for (l, nic) in nics.iter().enumerate() {
+                place[nic.node.idx()] = Slot::Host(l as u32);
+            }
+            p.nics = nics;
         }
         for sw in switches {
             let p = &mut parts[node_part[sw.node.idx()] as usize];

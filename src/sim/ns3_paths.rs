@@ -69,7 +69,6 @@ pub struct Ns3Paths {
 
 impl Ns3Paths {
     pub fn new(topo: &Topology, mtu: u32) -> Ns3Paths {
-        let n = topo.spec.kinds.len();
         let ns = topo.switches.len();
         let link = |rate_bps: u64, delay: Delta| Sums {
             delay: delay.as_ns(),
@@ -77,17 +76,14 @@ impl Ns3Paths {
             bw: rate_bps,
         };
         // Switch neighbours by descending node id; the last parallel link wins.
-        let nbrs: Vec<Vec<(NodeId, Sums)>> = topo
-            .switches
-            .iter()
-            .map(|&s| {
-                let mut m: BTreeMap<NodeId, Sums> = BTreeMap::new();
-                for p in &topo.ports[s.idx()] {
-                    if !topo.is_host(p.peer) {
-                        m.insert(p.peer, link(p.rate.bps(), p.delay));
-                    }
-                }
-                m.into_iter().rev().collect()
+        let graph = topo.graph.ns3_order();
+        let sums: Vec<Sums> = (0..ns)
+            .flat_map(|s| {
+                let ports = &topo.ports[topo.switches[s].idx()];
+                graph.links(s).iter().map(move |&(_, p)| {
+                    let p = &ports[p as usize];
+                    link(p.rate.bps(), p.delay)
+                })
             })
             .collect();
         // Host-link classes per switch: (sums, count).
@@ -106,21 +102,21 @@ impl Ns3Paths {
             }
         }
         let mut tree = vec![Sums::ROOT; roots.len() * ns];
-        let mut seen = vec![false; n];
+        let mut seen = vec![false; ns];
         let mut q = VecDeque::new();
         for (ai, &root) in roots.iter().enumerate() {
             let row = &mut tree[ai * ns..(ai + 1) * ns];
             seen.fill(false);
-            let r = topo.switches[root];
-            seen[r.idx()] = true;
+            seen[root] = true;
             q.clear();
             q.push_back(root);
             while let Some(ui) = q.pop_front() {
                 let here = row[ui];
-                for &(v, l) in &nbrs[ui] {
-                    if !seen[v.idx()] {
-                        seen[v.idx()] = true;
-                        let vi = topo.switch_idx(v).idx();
+                let range = graph.range(ui);
+                for (&(v, _), &l) in graph.links(ui).iter().zip(&sums[range]) {
+                    let vi = v as usize;
+                    if !seen[vi] {
+                        seen[vi] = true;
                         row[vi] = here.join(l);
                         q.push_back(vi);
                     }

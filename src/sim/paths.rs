@@ -10,7 +10,6 @@ use crate::profile::ModelConfig;
 use crate::switch::ecmp::{self, FlowKey};
 use crate::topology::{NodeId, Topology};
 use crate::units::{Delta, Rate};
-use std::collections::VecDeque;
 
 /// One link of a path, in the direction of travel.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -112,55 +111,68 @@ pub fn pair_rtt(model: &ModelConfig, path: &[Hop], mtu_wire: u32, ack_wire: u32)
 
 /// The largest base RTT over all host pairs, taking the worst of the equal-cost
 /// paths. One BFS and a longest-weight pass over the shortest-path DAG per
-/// attachment switch; `link_rtt` gives each link's round-trip contribution.
+/// attachment switch, over the switches' links to each other
+/// ([`crate::topology::graph::SwitchGraph`]); `link_rtt` gives each link's
+/// round-trip contribution.
 pub fn max_base_rtt(topo: &Topology, link_rtt: impl Fn(Rate, Delta) -> u64) -> Delta {
-    let n = topo.spec.kinds.len();
+    let ns = topo.switches.len();
+    let graph = &topo.graph;
     // Worst host-link contribution per switch (None: no hosts).
-    let mut host_link: Vec<Option<u64>> = vec![None; n];
-    let mut hosts_at: Vec<u32> = vec![0; n];
+    let mut host_link: Vec<Option<u64>> = vec![None; ns];
+    let mut hosts_at: Vec<u32> = vec![0; ns];
     for &h in &topo.hosts {
         let p = topo.host_port(h);
         let w = link_rtt(p.rate, p.delay);
-        let s = p.peer.idx();
+        let s = topo.switch_idx(p.peer).idx();
         host_link[s] = Some(host_link[s].map_or(w, |x| x.max(w)));
         hosts_at[s] += 1;
     }
+    // Each link's contribution, in the graph's link order.
+    let mut link_w = Vec::with_capacity(graph.len());
+    for (s, &node) in topo.switches.iter().enumerate() {
+        let ports = &topo.ports[node.idx()];
+        link_w.extend(graph.links(s).iter().map(|&(_, p)| {
+            let p = &ports[p as usize];
+            link_rtt(p.rate, p.delay)
+        }));
+    }
     let mut best = 0u64;
-    let mut dist = vec![u32::MAX; n];
-    let mut weight = vec![0u64; n];
-    let mut order = Vec::with_capacity(n);
-    for &a in &topo.switches {
-        let Some(ha) = host_link[a.idx()] else {
+    let mut dist = vec![u32::MAX; ns];
+    let mut weight = vec![0u64; ns];
+    let mut order: Vec<u32> = Vec::with_capacity(ns);
+    for (a, ha) in host_link.iter().enumerate() {
+        let Some(ha) = *ha else {
             continue;
         };
         dist.fill(u32::MAX);
         weight.fill(0);
         order.clear();
-        dist[a.idx()] = 0;
-        let mut q = VecDeque::from([a]);
-        while let Some(u) = q.pop_front() {
-            order.push(u);
-            for p in &topo.ports[u.idx()] {
-                let v = p.peer;
-                if topo.is_host(v) {
-                    continue;
+        dist[a] = 0;
+        order.push(a as u32);
+        // `order` is the BFS queue: every switch reached, nearest first.
+        let mut head = 0;
+        while let Some(&u) = order.get(head) {
+            head += 1;
+            let u = u as usize;
+            let range = graph.range(u);
+            for (&(v, _), &w) in graph.links(u).iter().zip(&link_w[range]) {
+                let v = v as usize;
+                if dist[v] == u32::MAX {
+                    dist[v] = dist[u] + 1;
+                    order.push(v as u32);
                 }
-                if dist[v.idx()] == u32::MAX {
-                    dist[v.idx()] = dist[u.idx()] + 1;
-                    q.push_back(v);
-                }
-                if dist[v.idx()] == dist[u.idx()] + 1 {
-                    let w = weight[u.idx()] + link_rtt(p.rate, p.delay);
-                    weight[v.idx()] = weight[v.idx()].max(w);
+                if dist[v] == dist[u] + 1 {
+                    weight[v] = weight[v].max(weight[u] + w);
                 }
             }
         }
         for &b in &order {
-            if let Some(hb) = host_link[b.idx()] {
-                if a == b && hosts_at[a.idx()] < 2 {
+            let b = b as usize;
+            if let Some(hb) = host_link[b] {
+                if a == b && hosts_at[a] < 2 {
                     continue;
                 }
-                best = best.max(ha + weight[b.idx()] + hb);
+                best = best.max(ha + weight[b] + hb);
             }
         }
     }
@@ -224,6 +236,113 @@ mod tests {
         // 100 packets: first through fast (80 ns) then slow (800 ns), the rest every 800 ns.
         let t = ideal_alone(&m, &[fast, slow, fast], &[], &inp);
         assert_eq!(t, Delta::from_ns(80 + 800 + 80 + 99 * 800));
+    }
+
+    /// The same over the node graph, host ports and all (the implementation
+    /// before the switch graph): the reference the fast one must equal.
+    fn max_base_rtt_over_nodes(topo: &Topology, link_rtt: impl Fn(Rate, Delta) -> u64) -> Delta {
+        let n = topo.spec.kinds.len();
+        // Worst host-link contribution per switch (None: no hosts).
+        let mut host_link: Vec<Option<u64>> = vec![None; n];
+        let mut hosts_at: Vec<u32> = vec![0; n];
+        for &h in &topo.hosts {
+            let p = topo.host_port(h);
+            let w = link_rtt(p.rate, p.delay);
+            let s = p.peer.idx();
+            host_link[s] = Some(host_link[s].map_or(w, |x| x.max(w)));
+            hosts_at[s] += 1;
+        }
+        let mut best = 0u64;
+        let mut dist = vec![u32::MAX; n];
+        let mut weight = vec![0u64; n];
+        let mut order = Vec::with_capacity(n);
+        for &a in &topo.switches {
+            let Some(ha) = host_link[a.idx()] else {
+                continue;
+            };
+            dist.fill(u32::MAX);
+            weight.fill(0);
+            order.clear();
+            dist[a.idx()] = 0;
+            let mut q = std::collections::VecDeque::from([a]);
+            while let Some(u) = q.pop_front() {
+                order.push(u);
+                for p in &topo.ports[u.idx()] {
+                    let v = p.peer;
+                    if topo.is_host(v) {
+                        continue;
+                    }
+                    if dist[v.idx()] == u32::MAX {
+                        dist[v.idx()] = dist[u.idx()] + 1;
+                        q.push_back(v);
+                    }
+                    if dist[v.idx()] == dist[u.idx()] + 1 {
+                        let w = weight[u.idx()] + link_rtt(p.rate, p.delay);
+                        weight[v.idx()] = weight[v.idx()].max(w);
+                    }
+                }
+            }
+            for &b in &order {
+                if let Some(hb) = host_link[b.idx()] {
+                    if a == b && hosts_at[a.idx()] < 2 {
+                        continue;
+                    }
+                    best = best.max(ha + weight[b.idx()] + hb);
+                }
+            }
+        }
+        Delta(best)
+    }
+
+    #[test]
+    fn max_base_rtt_equals_the_search_over_every_node_with_mixed_rates_and_delays() {
+        use crate::topology::fat_tree::{FatTreeShape, fat_tree};
+        use crate::topology::{NodeKind, TopologySpec};
+        let m = ModelConfig::for_profile(Profile::Default);
+        let rtt = |rate: Rate, delay: Delta| {
+            2 * delay.ps()
+                + m.serialization.tx_time(rate, 1048).ps()
+                + m.serialization.tx_time(rate, 64).ps()
+        };
+        let (g, d) = (Rate::from_gbps, Delta::from_ns);
+        // Six switches in a ring with chords, parallel links of different
+        // rates and delays, a seventh switch without hosts hanging off one,
+        // hosts of different link speeds on four switches.
+        let mut t = TopologySpec::default();
+        let sw: Vec<NodeId> = (0..7).map(|_| t.add_node(NodeKind::Switch)).collect();
+        for (a, b, r, l) in [
+            (0, 1, 100, 1000),
+            (1, 2, 400, 300),
+            (2, 3, 100, 2000),
+            (3, 4, 40, 500),
+            (4, 5, 100, 1000),
+            (5, 0, 100, 700),
+            (0, 3, 25, 100),
+            (1, 4, 100, 1500),
+            (1, 2, 10, 100),
+            (3, 6, 100, 1000),
+        ] {
+            t.add_link(sw[a], sw[b], g(r), d(l));
+        }
+        for (s, r, l) in [
+            (0, 100, 1000),
+            (0, 25, 3000),
+            (2, 100, 1000),
+            (4, 40, 200),
+            (6, 100, 10),
+        ] {
+            let h = t.add_node(NodeKind::Host);
+            t.add_link(h, sw[s], g(r), d(l));
+        }
+        let ring = Topology::build(t).unwrap();
+        let tree =
+            Topology::build(fat_tree(FatTreeShape::k_ary(4, 2), g(100), g(400), d(1000))).unwrap();
+        let star = Topology::build(star(3, g(100), d(1000))).unwrap();
+        for topo in [&ring, &tree, &star] {
+            let got = max_base_rtt(topo, rtt);
+            assert!(got > Delta::ZERO);
+            assert_eq!(got, max_base_rtt_over_nodes(topo, rtt));
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@
 pub mod builders;
 pub mod fat_tree;
 pub mod fat_tree_iso;
+pub mod graph;
 pub mod leaf_spine;
 pub mod ns3;
 pub mod parking_lot;
@@ -194,6 +195,8 @@ pub struct Topology {
     pub kind_index: Vec<u32>,
     pub hosts: Vec<NodeId>,
     pub switches: Vec<NodeId>,
+    /// The switches' links to each other, by switch index.
+    pub graph: graph::SwitchGraph,
     pub routes: routing::Routes,
 }
 
@@ -246,19 +249,16 @@ impl Topology {
                 }
             }
         }
-        let routes = routing::Routes::compute(
-            &spec,
-            &ports,
-            &switches,
-            &kind_index,
-            routing::HopOrder::Port,
-        )?;
+        let graph = graph::SwitchGraph::new(&spec, &ports, &switches, &kind_index);
+        let routes =
+            routing::Routes::compute(&spec, &ports, &switches, &graph, routing::HopOrder::Port)?;
         Ok(Topology {
             spec,
             ports,
             kind_index,
             hosts,
             switches,
+            graph,
             routes,
         })
     }
@@ -270,7 +270,7 @@ impl Topology {
             &self.spec,
             &self.ports,
             &self.switches,
-            &self.kind_index,
+            &self.graph,
             routing::HopOrder::Ns3,
         )
         .expect("routes that computed in port order compute in ns-3 order");
@@ -312,6 +312,7 @@ impl Topology {
             .map(|p| p.capacity() * std::mem::size_of::<PortInfo>())
             .sum();
         ports
+            + self.graph.memory_bytes()
             + self.routes.memory_bytes()
             + self.spec.links.capacity() * std::mem::size_of::<LinkSpec>()
     }

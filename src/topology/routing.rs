@@ -26,6 +26,7 @@
 //! hops of one (switch, destination host); they are looked up first, and only
 //! when there are any.
 
+use super::graph::SwitchGraph;
 use super::{NodeId, NodeKind, PortInfo, TopologySpec};
 use std::collections::HashMap;
 
@@ -79,66 +80,12 @@ fn check_cost(switches: u64, with_hosts: u64, fabric_ports: u64) -> Result<(), S
     Ok(())
 }
 
-/// Every switch's links to other switches, by switch index, in the order
-/// `order` lists next hops: `(the neighbour's switch index, port)`. Port
-/// order: every such port, parallel links each. ns-3 order: one port per
-/// neighbour (the last link listed wins, as ns-3's map keyed by neighbour
-/// keeps it), neighbours by descending node id (switch indices follow node
-/// ids). The BFS and the next-hop scans read only this: no host port, no
-/// per-node table.
-struct Adjacency {
-    start: Vec<u32>,
-    edges: Vec<(u32, u16)>,
-}
-
-impl Adjacency {
-    fn new(
-        spec: &TopologySpec,
-        ports: &[Vec<PortInfo>],
-        switches: &[NodeId],
-        kind_index: &[u32],
-        order: HopOrder,
-    ) -> Adjacency {
-        let mut start = Vec::with_capacity(switches.len() + 1);
-        let mut edges: Vec<(u32, u16)> = Vec::new();
-        start.push(0);
-        for &s in switches {
-            let first = edges.len();
-            for (p, port) in ports[s.idx()].iter().enumerate() {
-                if spec.kinds[port.peer.idx()] == NodeKind::Switch {
-                    edges.push((kind_index[port.peer.idx()], p as u16));
-                }
-            }
-            if order == HopOrder::Ns3 {
-                // Descending neighbour, and for each its highest (last) port first.
-                let mine = &mut edges[first..];
-                mine.sort_unstable_by_key(|&(v, p)| std::cmp::Reverse((v, p)));
-                let mut kept = first;
-                for i in first..edges.len() {
-                    if i == first || edges[i].0 != edges[kept - 1].0 {
-                        edges[kept] = edges[i];
-                        kept += 1;
-                    }
-                }
-                edges.truncate(kept);
-            }
-            start.push(edges.len() as u32);
-        }
-        Adjacency { start, edges }
-    }
-
-    #[inline]
-    fn of(&self, s: usize) -> &[(u32, u16)] {
-        &self.edges[self.start[s] as usize..self.start[s + 1] as usize]
-    }
-}
-
 impl Routes {
     pub(super) fn compute(
         spec: &TopologySpec,
         ports: &[Vec<PortInfo>],
         switches: &[NodeId],
-        kind_index: &[u32],
+        graph: &SwitchGraph,
         order: HopOrder,
     ) -> Result<Routes, String> {
         let n = spec.kinds.len();
@@ -159,7 +106,6 @@ impl Routes {
             dedup.insert(list.to_vec(), off);
             off
         };
-        let mut fabric_ports = 0u64;
         for (si, &s) in switches.iter().enumerate() {
             for (p, port) in ports[s.idx()].iter().enumerate() {
                 if spec.kinds[port.peer.idx()] == NodeKind::Host {
@@ -169,15 +115,19 @@ impl Routes {
                     }
                     let off = intern(&[p as u16], &mut pool);
                     host_route[port.peer.idx()] = (attach_of_switch[si], off);
-                } else {
-                    fabric_ports += 1;
                 }
             }
         }
         let n_attach = attach.len();
-        check_cost(ns as u64, n_attach as u64, fabric_ports)?;
-        let adj = Adjacency::new(spec, ports, switches, kind_index, order);
+        check_cost(ns as u64, n_attach as u64, graph.len() as u64)?;
         let ns3 = order == HopOrder::Ns3;
+        let reordered;
+        let adj = if ns3 {
+            reordered = graph.ns3_order();
+            &reordered
+        } else {
+            graph
+        };
         // By switch index: hop distance from the attachment switch of the
         // current search, and (ns-3 order) the rank in which it was discovered.
         let mut dist = vec![u32::MAX; ns];
@@ -204,7 +154,7 @@ impl Routes {
             while let Some(&u) = queue.get(head) {
                 head += 1;
                 let du = dist[u as usize];
-                for &(v, _) in adj.of(u as usize) {
+                for &(v, _) in adj.links(u as usize) {
                     if dist[v as usize] == u32::MAX {
                         dist[v as usize] = du + 1;
                         if ns3 {
@@ -224,7 +174,7 @@ impl Routes {
                     continue;
                 }
                 let closer = adj
-                    .of(si)
+                    .links(si)
                     .iter()
                     .filter(|&&(v, _)| dist[v as usize] == d - 1);
                 hops.clear();
