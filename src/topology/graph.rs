@@ -12,7 +12,7 @@ use super::{NodeId, NodeKind, PortInfo, TopologySpec};
 pub struct SwitchGraph {
     start: Vec<u32>,
     /// `(the neighbour's switch index, the port of this switch)`, in port order
-    /// (parallel links each).
+    /// (parallel links each; [`Self::ns3_order`] makes ns-3's order).
     edges: Vec<(u32, u16)>,
 }
 
@@ -64,7 +64,8 @@ impl SwitchGraph {
         SwitchGraph { start, edges }
     }
 
-    /// Switch `s`'s links to other switches, in port order.
+    /// Switch `s`'s links to other switches: in port order, or in ns-3's
+    /// for a graph from [`Self::ns3_order`].
     #[inline]
     pub fn links(&self, s: usize) -> &[(u32, u16)] {
         &self.edges[self.range(s)]

@@ -121,6 +121,7 @@ impl Routes {
         let n_attach = attach.len();
         check_cost(ns as u64, n_attach as u64, graph.len() as u64)?;
         let ns3 = order == HopOrder::Ns3;
+        // The links each search walks, in the order next hops are listed.
         let reordered;
         let adj = if ns3 {
             reordered = graph.ns3_order();
