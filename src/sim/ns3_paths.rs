@@ -77,15 +77,7 @@ impl Ns3Paths {
         };
         // Switch neighbours by descending node id; the last parallel link wins.
         let graph = topo.graph.ns3_order();
-        let sums: Vec<Sums> = (0..ns)
-            .flat_map(|s| {
-                let ports = &topo.ports[topo.switches[s].idx()];
-                graph.links(s).iter().map(move |&(_, p)| {
-                    let p = &ports[p as usize];
-                    link(p.rate.bps(), p.delay)
-                })
-            })
-            .collect();
+        let sums = topo.per_link(&graph, |p| link(p.rate.bps(), p.delay));
         // Host-link classes per switch: (sums, count).
         let mut classes: Vec<BTreeMap<Sums, u32>> = vec![BTreeMap::new(); ns];
         for &h in &topo.hosts {

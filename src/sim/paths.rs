@@ -128,14 +128,7 @@ pub fn max_base_rtt(topo: &Topology, link_rtt: impl Fn(Rate, Delta) -> u64) -> D
         hosts_at[s] += 1;
     }
     // Each link's contribution, in the graph's link order.
-    let mut link_w = Vec::with_capacity(graph.len());
-    for (s, &node) in topo.switches.iter().enumerate() {
-        let ports = &topo.ports[node.idx()];
-        link_w.extend(graph.links(s).iter().map(|&(_, p)| {
-            let p = &ports[p as usize];
-            link_rtt(p.rate, p.delay)
-        }));
-    }
+    let link_w = topo.per_link(graph, |p| link_rtt(p.rate, p.delay));
     let mut best = 0u64;
     let mut dist = vec![u32::MAX; ns];
     let mut weight = vec![0u64; ns];

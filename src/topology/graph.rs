@@ -45,20 +45,16 @@ impl SwitchGraph {
         let switches = self.start.len().saturating_sub(1);
         let mut start = Vec::with_capacity(switches + 1);
         let mut edges: Vec<(u32, u16)> = Vec::with_capacity(self.edges.len());
+        let mut mine: Vec<(u32, u16)> = Vec::new();
         start.push(0);
         for s in 0..switches {
-            let first = edges.len();
-            edges.extend_from_slice(self.links(s));
-            // Descending neighbour, and for each its highest (last) port first.
-            edges[first..].sort_unstable_by_key(|&(v, p)| std::cmp::Reverse((v, p)));
-            let mut kept = first;
-            for i in first..edges.len() {
-                if i == first || edges[i].0 != edges[kept - 1].0 {
-                    edges[kept] = edges[i];
-                    kept += 1;
-                }
-            }
-            edges.truncate(kept);
+            mine.clear();
+            mine.extend_from_slice(self.links(s));
+            // Descending neighbour, and for each its highest (last) port first,
+            // which is the one kept.
+            mine.sort_unstable_by_key(|&(v, p)| std::cmp::Reverse((v, p)));
+            mine.dedup_by_key(|e| e.0);
+            edges.extend_from_slice(&mine);
             start.push(edges.len() as u32);
         }
         SwitchGraph { start, edges }

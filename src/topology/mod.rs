@@ -304,6 +304,18 @@ impl Topology {
             .cloned()
             .unwrap_or_else(|| n.to_string())
     }
+    /// A value for each link of `graph` (this topology's [`graph::SwitchGraph`]
+    /// or one reordered from it), in the graph's link order, from the port
+    /// the link leaves by: arrays a search over the graph reads beside it.
+    pub fn per_link<T>(&self, graph: &graph::SwitchGraph, f: impl Fn(&PortInfo) -> T) -> Vec<T> {
+        let mut values = Vec::with_capacity(graph.len());
+        for (s, &node) in self.switches.iter().enumerate() {
+            let ports = &self.ports[node.idx()];
+            values.extend(graph.links(s).iter().map(|&(_, p)| f(&ports[p as usize])));
+        }
+        values
+    }
+
     /// Approximate memory held by the topology and its routes, in bytes.
     pub fn memory_bytes(&self) -> usize {
         let ports: usize = self
