@@ -98,19 +98,7 @@ fn scenarios(full: bool) -> Vec<(&'static str, &'static str, Vec<String>)> {
     v
 }
 
-const FAT_TREE: &str = r#"
-name = "fattree-fbhdp-30pct-1ms-hpcc"
-[topology]
-kind = "ns3"
-file = "../data/hpcc-ns3/mix/fat.txt"
-[cc]
-algorithm = "hpcc"
-[workload]
-ns3_flow_files = ["../data/hpcc-ns3/generated/scenarios/fat_fbhdp_l30_100G_1ms_seed1.txt"]
-ns3_time_offset = "2s"
-[output]
-queue_interval = "0s"
-"#;
+const FAT_TREE: &str = include_str!("../../scenarios/fattree-fbhdp-30pct-1ms-hpcc.toml");
 
 pub fn bench(args: &BenchArgs) -> Result<(), Error> {
     if args.repeat == 0 {
