@@ -22,6 +22,11 @@
 //!   every data packet reads, as a congestion control's does.
 //!
 //! `--compact` keeps a packet in 24 bytes instead of a 64-byte line;
+//! `--by-value` moves a packet and its INT records (184 bytes) by value
+//! through the rings and queues instead of passing a pool index;
+//! `--fifo-departures` has each switch put a packet on its link as it arrives,
+//! to leave when the port frees, as a FIFO port allows (no transmission-end
+//! events at switches; rocesim's ports, with classes and PAUSE, cannot);
 //! `--repeat N` reports the best of N runs. Run it with the heap on huge
 //! pages, as rocesim runs itself:
 //!
@@ -104,6 +109,114 @@ impl DerefMut for Pkt {
 }
 impl Header for Pkt {}
 
+/// How packets are kept while they travel: in a pool, the links' rings and
+/// the ports' queues holding their indices (as rocesim does), or moved by
+/// value through the rings and queues with their INT records (`--by-value`).
+trait Store: Default {
+    /// What the rings and queues hold.
+    type P;
+    fn alloc(&mut self, pkt: Pkt) -> Self::P;
+    fn free(&mut self, p: Self::P);
+    fn pkt<'a>(&'a self, p: &'a Self::P) -> &'a Pkt;
+    fn pkt_mut<'a>(&'a mut self, p: &'a mut Self::P) -> &'a mut Pkt;
+    fn int<'a>(&'a self, p: &'a Self::P) -> &'a [Hop; INT_HOPS];
+    fn int_mut<'a>(&'a mut self, p: &'a mut Self::P) -> &'a mut [Hop; INT_HOPS];
+    /// Packets allocated and not freed.
+    fn in_use(&self) -> usize;
+    /// The header's size in bytes.
+    fn header(&self) -> usize;
+}
+
+/// A pool of headers `H` with the INT records in a parallel array, reused
+/// last freed first.
+#[derive(Default)]
+struct Pooled<H> {
+    pool: Vec<H>,
+    int: Vec<[Hop; INT_HOPS]>,
+    free: Vec<u32>,
+}
+
+impl<H: Header> Store for Pooled<H> {
+    type P = u32;
+    fn alloc(&mut self, pkt: Pkt) -> u32 {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.pool.push(H::default());
+                self.int.push([Hop::default(); INT_HOPS]);
+                self.pool.len() as u32 - 1
+            }
+        };
+        self.pool[id as usize] = H::from(pkt);
+        id
+    }
+    fn free(&mut self, p: u32) {
+        self.free.push(p);
+    }
+    fn pkt<'a>(&'a self, p: &'a u32) -> &'a Pkt {
+        &self.pool[*p as usize]
+    }
+    fn pkt_mut<'a>(&'a mut self, p: &'a mut u32) -> &'a mut Pkt {
+        &mut self.pool[*p as usize]
+    }
+    fn int<'a>(&'a self, p: &'a u32) -> &'a [Hop; INT_HOPS] {
+        &self.int[*p as usize]
+    }
+    fn int_mut<'a>(&'a mut self, p: &'a mut u32) -> &'a mut [Hop; INT_HOPS] {
+        &mut self.int[*p as usize]
+    }
+    fn in_use(&self) -> usize {
+        self.pool.len() - self.free.len()
+    }
+    fn header(&self) -> usize {
+        size_of::<H>()
+    }
+}
+
+/// A packet moved by value: its 24 bytes and its INT records.
+struct Moving {
+    pkt: Pkt,
+    int: [Hop; INT_HOPS],
+}
+
+/// Packets by value; the store only counts them.
+#[derive(Default)]
+struct ByValue {
+    live: usize,
+}
+
+impl Store for ByValue {
+    type P = Moving;
+    fn alloc(&mut self, pkt: Pkt) -> Moving {
+        self.live += 1;
+        Moving {
+            pkt,
+            int: [Hop::default(); INT_HOPS],
+        }
+    }
+    fn free(&mut self, _: Moving) {
+        self.live -= 1;
+    }
+    fn pkt<'a>(&'a self, p: &'a Moving) -> &'a Pkt {
+        &p.pkt
+    }
+    fn pkt_mut<'a>(&'a mut self, p: &'a mut Moving) -> &'a mut Pkt {
+        &mut p.pkt
+    }
+    fn int<'a>(&'a self, p: &'a Moving) -> &'a [Hop; INT_HOPS] {
+        &p.int
+    }
+    fn int_mut<'a>(&'a mut self, p: &'a mut Moving) -> &'a mut [Hop; INT_HOPS] {
+        &mut p.int
+    }
+    fn in_use(&self) -> usize {
+        self.live
+    }
+    fn header(&self) -> usize {
+        size_of::<Moving>()
+    }
+}
+
 /// An INT record (rocesim's is 32 bytes).
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
@@ -120,10 +233,10 @@ struct CcState {
     lines: [u64; 16],
 }
 
-struct Port {
+struct Port<P> {
     busy_until: u64,
     tx_pending: bool,
-    queue: VecDeque<u32>,
+    queue: VecDeque<P>,
     queued_bytes: u64,
     tx_bytes: u64,
     /// Picoseconds per byte times 1024 (fixed point).
@@ -143,10 +256,9 @@ struct Flow {
     inflight: u64,
 }
 
-#[derive(Default)]
-struct Host {
+struct Host<P> {
     port: u32,
-    ctrl: VecDeque<u32>,
+    ctrl: VecDeque<P>,
     active: Vec<u32>,
     rr: usize,
 }
@@ -158,18 +270,16 @@ struct With {
     cc: bool,
 }
 
-struct Kernel<H: Header> {
+struct Kernel<S: Store> {
     q: EventQueue<u32>,
-    pool: Vec<H>,
-    int: Vec<[Hop; INT_HOPS]>,
-    free: Vec<u32>,
-    ports: Vec<Port>,
-    rings: Vec<VecDeque<(u64, u32)>>,
+    store: S,
+    ports: Vec<Port<S::P>>,
+    rings: Vec<VecDeque<(u64, S::P)>>,
     /// First port id of each node.
     base: Vec<u32>,
     /// Host or switch index of each node, and whether it is a host.
     index: Vec<(u32, bool)>,
-    hosts: Vec<Host>,
+    hosts: Vec<Host<S::P>>,
     flows: Vec<Flow>,
     cc: Vec<CcState>,
     /// Per (port, class): the ingress charges, shared and headroom side by
@@ -182,6 +292,8 @@ struct Kernel<H: Header> {
     mtu: u32,
     mtu_wire: u32,
     with: With,
+    /// Switch ports put a packet on the link as it arrives (`--fifo-departures`).
+    fifo_departures: bool,
     /// Who owns each port: host or switch index, and whether a host.
     owner: Vec<(u32, bool)>,
     node_of_host: Vec<u32>,
@@ -189,22 +301,11 @@ struct Kernel<H: Header> {
     tx: u64,
 }
 
-impl<H: Header> Kernel<H> {
-    fn alloc(&mut self) -> u32 {
-        match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.pool.push(H::default());
-                self.int.push([Hop::default(); INT_HOPS]);
-                self.pool.len() as u32 - 1
-            }
-        }
-    }
-
+impl<S: Store> Kernel<S> {
     /// Puts packet `id` on port `g`'s link; the port must be free.
-    fn transmit(&mut self, g: u32, id: u32, now: u64) {
+    fn transmit(&mut self, g: u32, id: S::P, now: u64) {
         self.tx += 1;
-        let wire = self.pool[id as usize].wire as u64;
+        let wire = self.store.pkt(&id).wire as u64;
         let p = &mut self.ports[g as usize];
         let end = now + (wire * p.ps_per_byte_1024).div_ceil(1024);
         p.busy_until = end;
@@ -217,30 +318,35 @@ impl<H: Header> Kernel<H> {
         }
     }
 
+    /// A switch's INT record, written as the packet leaves.
+    fn stamp(&mut self, id: &mut S::P, ts: u64, bytes: u64, qlen: u64) {
+        let h = self.store.pkt(id).hops as usize;
+        if h < INT_HOPS {
+            self.store.int_mut(id)[h] = Hop {
+                ts,
+                bytes,
+                qlen,
+                rate: 1,
+            };
+            let pkt = self.store.pkt_mut(id);
+            pkt.hops += 1;
+            pkt.wire += 8;
+        }
+    }
+
     fn switch_start_tx(&mut self, g: u32, now: u64) {
         let p = &mut self.ports[g as usize];
-        let Some(id) = p.queue.pop_front() else {
+        let Some(mut id) = p.queue.pop_front() else {
             return;
         };
-        let wire = self.pool[id as usize].wire as u64;
+        let wire = self.store.pkt(&id).wire as u64;
         p.queued_bytes -= wire;
         if self.with.int {
             let (bytes, qlen) = (p.tx_bytes, p.queued_bytes);
-            let pkt = &mut self.pool[id as usize];
-            let h = pkt.hops as usize;
-            if h < INT_HOPS {
-                self.int[id as usize][h] = Hop {
-                    ts: now,
-                    bytes,
-                    qlen,
-                    rate: 1,
-                };
-                pkt.hops += 1;
-                pkt.wire += 8;
-            }
+            self.stamp(&mut id, now, bytes, qlen);
         }
         if self.with.mmu {
-            let pkt = &self.pool[id as usize];
+            let pkt = self.store.pkt(&id);
             let c = &mut self.charge_in[pkt.in_port as usize * 8 + 3];
             if pkt.hdrm {
                 c[1] -= wire;
@@ -259,8 +365,8 @@ impl<H: Header> Kernel<H> {
         }
     }
 
-    fn switch_arrive(&mut self, node: u32, sw: u32, in_port: u32, id: u32, now: u64) {
-        let pkt = &mut self.pool[id as usize];
+    fn switch_arrive(&mut self, node: u32, sw: u32, in_port: u32, mut id: S::P, now: u64) {
+        let pkt = self.store.pkt_mut(&mut id);
         let hops = self
             .routes
             .next_hops(sw, rocesim::topology::NodeId(pkt.dst));
@@ -283,6 +389,19 @@ impl<H: Header> Kernel<H> {
                 self.shared_used += wire;
             }
             self.charge_eg[g as usize * 8 + 3] += wire;
+        }
+        if self.fifo_departures {
+            // A FIFO port's departures are known at enqueue: the packet goes
+            // on the link now, to leave when the port frees.
+            let p = &self.ports[g as usize];
+            let start = now.max(p.busy_until);
+            if self.with.int {
+                let qlen = (start - now) * 1024 / p.ps_per_byte_1024;
+                let bytes = p.tx_bytes;
+                self.stamp(&mut id, start, bytes, qlen);
+            }
+            self.transmit(g, id, start);
+            return;
         }
         let port = &mut self.ports[g as usize];
         port.queue.push_back(id);
@@ -340,8 +459,7 @@ impl<H: Header> Kernel<H> {
             if self.with.cc {
                 std::hint::black_box(self.cc[f as usize].lines[0]);
             }
-            let id = self.alloc();
-            self.pool[id as usize] = H::from(Pkt {
+            let id = self.store.alloc(Pkt {
                 flow: f,
                 dst,
                 wire: self.mtu_wire - self.mtu + payload,
@@ -362,13 +480,13 @@ impl<H: Header> Kernel<H> {
         }
     }
 
-    fn host_arrive(&mut self, h: u32, id: u32, now: u64) {
-        let pkt: Pkt = *self.pool[id as usize];
+    fn host_arrive(&mut self, h: u32, mut id: S::P, now: u64) {
+        let pkt: Pkt = *self.store.pkt(&id);
         if !pkt.ack {
             // The receiver: the packet becomes its ACK, back to the sender.
             let src = self.flows[pkt.flow as usize].host;
             let to = self.hosts_node(src);
-            let back = &mut self.pool[id as usize];
+            let back = self.store.pkt_mut(&mut id);
             back.ack = true;
             back.dst = to;
             back.wire = ACK_WIRE + 8 * pkt.hops as u32;
@@ -378,7 +496,7 @@ impl<H: Header> Kernel<H> {
         }
         if self.with.int {
             let mut sum = 0u64;
-            for r in &self.int[id as usize][..pkt.hops as usize] {
+            for r in &self.store.int(&id)[..pkt.hops as usize] {
                 sum = sum.wrapping_add(r.bytes ^ r.ts ^ r.qlen ^ r.rate);
             }
             std::hint::black_box(sum);
@@ -388,7 +506,7 @@ impl<H: Header> Kernel<H> {
             s.lines[0] = s.lines[0].wrapping_add(pkt.payload as u64);
             s.lines[8] = s.lines[8].wrapping_add(now);
         }
-        self.free.push(id);
+        self.store.free(id);
         let fl = &mut self.flows[pkt.flow as usize];
         fl.inflight -= pkt.payload as u64;
         fl.acked += pkt.payload as u64;
@@ -448,8 +566,7 @@ impl<H: Header> Kernel<H> {
     }
 }
 
-const USAGE: &str =
-    "usage: lightcore SCENARIO [--set key=value]... [--with int,mmu,cc] [--compact] [--repeat N]";
+const USAGE: &str = "usage: lightcore SCENARIO [--set key=value]... [--with int,mmu,cc] [--compact | --by-value] [--fifo-departures] [--repeat N]";
 
 /// A one-line error and exit code 2, as rocesim's own commands give.
 fn fail(msg: &str) -> ! {
@@ -463,6 +580,8 @@ fn main() {
     let mut sets = Vec::new();
     let mut with = With::default();
     let mut compact = false;
+    let mut by_value = false;
+    let mut fifo_departures = false;
     let mut repeat = 1;
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -480,6 +599,8 @@ fn main() {
                 }
             }
             "--compact" => compact = true,
+            "--by-value" => by_value = true,
+            "--fifo-departures" => fifo_departures = true,
             "--repeat" => {
                 repeat = args
                     .next()
@@ -492,21 +613,31 @@ fn main() {
         }
     }
     let path = path.unwrap_or_else(|| fail(USAGE));
+    if compact && by_value {
+        fail("--compact and --by-value are two layouts; give one of them");
+    }
+    if fifo_departures && with.mmu {
+        fail(
+            "--fifo-departures has no departure event to release the MMU's charges at; leave out mmu",
+        );
+    }
     let cfg = to_config(&Source::File(path), &sets).unwrap_or_else(|e| fail(&e.to_string()));
     // The best of `repeat` runs, as `rocesim bench` reports.
     let best = (0..repeat)
         .map(|_| {
-            if compact {
-                measure::<Pkt>(&cfg, with)
+            if by_value {
+                measure::<ByValue>(&cfg, with, fifo_departures)
+            } else if compact {
+                measure::<Pooled<Pkt>>(&cfg, with, fifo_departures)
             } else {
-                measure::<Line>(&cfg, with)
+                measure::<Pooled<Line>>(&cfg, with, fifo_departures)
             }
         })
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .expect("at least one run");
     let (s, tx, events, header) = best;
     println!(
-        "{}: {} flows, {header}-byte headers, best of {repeat}: {s:.3} s, {tx} transmissions, {events} events: {:.2} M transmissions/s, {:.2} M events/s, {:.1} ns an event, {:.2} events a transmission",
+        "{}: {} flows, {header}-byte packets, best of {repeat}: {s:.3} s, {tx} transmissions, {events} events: {:.2} M transmissions/s, {:.2} M events/s, {:.1} ns an event, {:.2} events a transmission",
         cfg.name,
         cfg.flows.len(),
         tx as f64 / s / 1e6,
@@ -518,7 +649,7 @@ fn main() {
 
 /// Builds the kernel for `cfg`'s fabric and flows and runs it: the seconds
 /// it took, its transmissions and events, and the header's size.
-fn measure<H: Header>(cfg: &RunConfig, with: With) -> (f64, u64, u64, usize) {
+fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> (f64, u64, u64, usize) {
     let topo = &cfg.topo;
     let n = topo.spec.kinds.len();
     let mut base = Vec::with_capacity(n);
@@ -544,12 +675,14 @@ fn measure<H: Header>(cfg: &RunConfig, with: With) -> (f64, u64, u64, usize) {
             });
         }
     }
-    let hosts: Vec<Host> = topo
+    let hosts: Vec<Host<S::P>> = topo
         .hosts
         .iter()
         .map(|h| Host {
             port: base[h.idx()],
-            ..Host::default()
+            ctrl: VecDeque::new(),
+            active: Vec::new(),
+            rr: 0,
         })
         .collect();
     let node_of_host: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
@@ -574,11 +707,9 @@ fn measure<H: Header>(cfg: &RunConfig, with: With) -> (f64, u64, u64, usize) {
     let longest = ports.iter().map(|p| p.delay).max().unwrap_or(0);
     let window = (host_rate / 8) * (12 * longest) / 1_000_000_000_000 + 2 * cfg.nic.mtu as u64;
     let n_ports = ports.len();
-    let mut k = Kernel::<H> {
+    let mut k = Kernel::<S> {
         q: EventQueue::new(),
-        pool: Vec::new(),
-        int: Vec::new(),
-        free: Vec::new(),
+        store: S::default(),
         rings: (0..n_ports).map(|_| VecDeque::new()).collect(),
         ports,
         base,
@@ -596,6 +727,7 @@ fn measure<H: Header>(cfg: &RunConfig, with: With) -> (f64, u64, u64, usize) {
         mtu: cfg.nic.mtu,
         mtu_wire: cfg.mtu_wire(),
         with,
+        fifo_departures,
         done: 0,
         tx: 0,
     };
@@ -609,15 +741,14 @@ fn measure<H: Header>(cfg: &RunConfig, with: With) -> (f64, u64, u64, usize) {
     // was lost or left in flight.
     let acked: u64 = k.flows.iter().map(|f| f.acked).sum();
     let size: u64 = k.flows.iter().map(|f| f.size).sum();
-    if k.done != k.flows.len() || acked != size || k.free.len() != k.pool.len() {
+    if k.done != k.flows.len() || acked != size || k.store.in_use() != 0 {
         eprintln!(
-            "lightcore: {} of {} flows done, {acked} of {size} bytes acknowledged, {} of {} packets back",
+            "lightcore: {} of {} flows done, {acked} of {size} bytes acknowledged, {} packets not back",
             k.done,
             k.flows.len(),
-            k.free.len(),
-            k.pool.len()
+            k.store.in_use()
         );
         std::process::exit(1);
     }
-    (s, k.tx, events, size_of::<H>())
+    (s, k.tx, events, k.store.header())
 }

@@ -5,8 +5,9 @@ use rocesim::scenario::{self, Source};
 use rocesim::sim::RunOptions;
 use std::path::Path;
 
-const SCENARIOS: [(&str, bool); 7] = [
+const SCENARIOS: [(&str, bool); 8] = [
     ("fattree-fbhdp-30pct", false),
+    ("fattree-fbhdp-30pct-1ms-hpcc", false),
     ("fattree-fbhdp-30pct-incast", false),
     ("leafspine-websearch", false),
     ("dcqcn-testbed", true),
