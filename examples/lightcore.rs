@@ -1,34 +1,38 @@
-//! A lower bound on what a packet-level event loop costs on a given fabric and
-//! traffic: the same topology, routes and flows as a rocesim scenario, moved
-//! by the least a store-and-forward packet simulator must do, with rocesim's
-//! event queue and its event structure (one pending arrival per link, the
-//! head of its ring of packets in flight; one transmission end per busy
-//! port), and nothing else: FIFO ports with unbounded buffers, no classes, no
-//! MMU, no PFC, no ECN, no INT, no congestion control (a flow keeps a fixed
-//! window of bytes in flight, one ACK a packet), ECMP by a hash of flow and
-//! switch. Its results are not a model of anything; its speed is the floor
-//! under a datapath redesign (docs/performance.md, "The kernel's floor").
+//! A floor under rocesim's speed: the same topology, routes and flows as a
+//! rocesim scenario, moved by the least a store-and-forward packet simulator
+//! must do, with rocesim's event queue and its event structure (one pending
+//! arrival per link, the head of its ring of packets in flight; one
+//! transmission end per busy port; flow starts as timers), and nothing else:
+//! FIFO ports with unbounded buffers, no classes, no MMU, no PFC, no ECN, no
+//! INT, no congestion control (a flow keeps a fixed window of one
+//! bandwidth-delay product in flight, the receiver returns an ACK a packet),
+//! ECMP by one multiplication. Its results are not a model of anything; its
+//! speed is what this implementation of that structure costs on the machine
+//! (docs/performance.md, "The kernel's floor"). It has none of rocesim's
+//! cache hints.
 //!
-//! Each `--with` adds the memory traffic of one of rocesim's mechanisms,
-//! without its decisions, to measure what that traffic costs on its own:
+//! `--with` adds the memory traffic of one of rocesim's mechanisms, without
+//! its decisions:
 //!
-//! - `int`: each switch writes a 32-byte record into the packet's INT array
-//!   as it transmits it (five a packet at most, beside the header); the ACK
-//!   carries them back and the sender reads them all (HPCC §3.2).
-//! - `mmu`: each switch charges a packet to its (ingress port, class) and
-//!   (egress port, class) counters on arrival and releases them when it leaves,
-//!   comparing the ingress charge with a dynamic threshold (DCQCN §4; HPCC §5.1).
-//! - `cc`: a per-flow state of two cache lines that every ACK updates and
-//!   every data packet reads, as a congestion control's does.
+//! - `int`: each switch writes a 32-byte record into a data packet's INT
+//!   array as it transmits it (five a packet at most, beside the header); the
+//!   ACK carries them back and the sender reads them all (HPCC §3.2).
+//! - `mmu`: each switch charges a packet to its (ingress port, class) shared
+//!   or headroom counter, by a dynamic threshold of 1/8 of its free shared
+//!   pool (HPCC §5.1; a 16 MB pool), and to its (egress port, class) counter,
+//!   and releases them when the packet leaves (DCQCN §4).
+//! - `cc`: a per-flow state of two cache lines that every data packet reads
+//!   and every ACK writes, as a congestion control's does.
 //!
-//! `--compact` keeps a packet in 24 bytes instead of a 64-byte line;
-//! `--by-value` moves a packet and its INT records (184 bytes) by value
-//! through the rings and queues instead of passing a pool index;
-//! `--fifo-departures` has each switch put a packet on its link as it arrives,
-//! to leave when the port frees, as a FIFO port allows (no transmission-end
-//! events at switches; rocesim's ports, with classes and PAUSE, cannot);
-//! `--repeat N` reports the best of N runs. Run it with the heap on huge
-//! pages, as rocesim runs itself:
+//! Layouts: by default a packet is a 64-byte line in a pool, its INT records
+//! in a parallel array, and the rings and queues hold its index (as in
+//! rocesim); `--compact` packs it in 24 bytes; `--by-value` (with `--with
+//! int`) moves it with its INT records, 184 bytes, through the rings and
+//! queues. `--fifo-departures` has each switch put a packet on its link as it
+//! arrives, to leave when the port frees, as a FIFO port allows: no
+//! transmission-end events at switches (rocesim's ports, with classes and
+//! PAUSE, cannot do this). Run it with the heap on huge pages, as rocesim
+//! runs itself:
 //!
 //! ```text
 //! cargo build --release --example lightcore
@@ -36,32 +40,112 @@
 //! GLIBC_TUNABLES=glibc.malloc.hugetlb=1 target/release/examples/lightcore scenarios/incast-16to1-hpcc.toml --repeat 30 --with int,mmu,cc
 //! ```
 
+use clap::{CommandFactory, Parser, ValueEnum, error::ErrorKind};
 use rocesim::config::RunConfig;
-use rocesim::engine::EventQueue;
+use rocesim::engine::{Bits, EventQueue};
 use rocesim::scenario::{Source, to_config};
-use rocesim::topology::NodeKind;
+use rocesim::topology::{NodeId, NodeKind};
 use rocesim::units::SimTime;
 use std::collections::VecDeque;
-use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
 use std::time::Instant;
 
-const ARRIVE: u32 = 0;
-const TX_DONE: u32 = 1 << 30;
-const START: u32 = 2 << 30;
-const INDEX: u32 = (1 << 30) - 1;
+/// An ACK's wire size before INT.
 const ACK_WIRE: u32 = 64;
+/// INT records a packet can hold (rocesim's `MAX_INT_HOPS`).
 const INT_HOPS: usize = 5;
+/// Bytes of INT a record adds to the wire.
+const INT_WIRE: u32 = 8;
+/// The shared pool each switch's dynamic threshold is computed on (`mmu`).
+const SHARED_POOL: u64 = 16_000_000;
+/// The data class packets are charged to (`mmu`).
+const CLASS: usize = 3;
+const CLASSES: usize = 8;
+
+#[derive(Parser)]
+#[command(
+    name = "lightcore",
+    about = "Moves a scenario's packets with rocesim's event queue and nothing else (docs/performance.md, \"The kernel's floor\")"
+)]
+struct Args {
+    /// A rocesim scenario: its fabric, routes and flows are used.
+    scenario: PathBuf,
+    /// Scenario overrides, as `rocesim run --set key=value`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Mechanisms whose memory traffic to add.
+    #[arg(long, value_delimiter = ',')]
+    with: Vec<Mechanism>,
+    /// Packets in 24 bytes instead of a 64-byte line.
+    #[arg(long, conflicts_with = "by_value")]
+    compact: bool,
+    /// Packets and their INT records moved by value through rings and queues.
+    #[arg(long)]
+    by_value: bool,
+    /// Switches put packets on the link as they arrive (FIFO departures).
+    #[arg(long)]
+    fifo_departures: bool,
+    /// Runs; the best is reported.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mechanism {
+    Int,
+    Mmu,
+    Cc,
+}
+
+/// Which mechanisms' memory traffic a run adds.
+#[derive(Clone, Copy, Default)]
+struct With {
+    int: bool,
+    mmu: bool,
+    cc: bool,
+}
+
+/// The kernel's events; an index fits in 30 bits (checked at setup).
+#[derive(Clone, Copy)]
+enum Event {
+    /// The packet at the head of link `link`'s ring lands.
+    Arrive { link: u32 },
+    /// Port `port`'s transmission ends, or a host port looks again.
+    TxDone { port: u32 },
+    /// Flow `flow` starts.
+    Start { flow: u32 },
+}
+
+const INDEX_BITS: u32 = 30;
+const INDEX: u32 = (1 << INDEX_BITS) - 1;
+
+impl Bits for Event {
+    fn to_bits(self) -> u32 {
+        match self {
+            Event::Arrive { link } => link,
+            Event::TxDone { port } => 1 << INDEX_BITS | port,
+            Event::Start { flow } => 2 << INDEX_BITS | flow,
+        }
+    }
+    fn from_bits(bits: u32) -> Event {
+        let ix = bits & INDEX;
+        match bits >> INDEX_BITS {
+            0 => Event::Arrive { link: ix },
+            1 => Event::TxDone { port: ix },
+            _ => Event::Start { flow: ix },
+        }
+    }
+}
 
 /// What the kernel keeps of a packet (24 bytes).
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 struct Pkt {
     flow: u32,
-    dst: u32,
+    dst: NodeId,
     wire: u32,
     payload: u32,
-    /// The (switch port) it entered the current switch by, for `mmu`.
+    /// The switch port it entered the current switch by (`mmu`).
     in_port: u32,
     hops: u8,
     ack: bool,
@@ -69,51 +153,54 @@ struct Pkt {
     hdrm: bool,
 }
 
-/// A packet header in a cache line of its own, as rocesim's is.
+/// A packet in a cache line of its own, as rocesim's header is.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct Line(Pkt);
 
-/// How the pool holds a packet: in a line of its own (as rocesim does) or
-/// packed (`--compact`).
-trait Header: Copy + Default + From<Pkt> + Deref<Target = Pkt> + DerefMut {}
+/// How a pool holds a packet: in a line of its own or packed.
+trait Header: Copy + Default {
+    fn new(p: Pkt) -> Self;
+    fn get(&self) -> &Pkt;
+    fn get_mut(&mut self) -> &mut Pkt;
+}
 
-impl From<Pkt> for Line {
-    fn from(p: Pkt) -> Line {
+impl Header for Line {
+    fn new(p: Pkt) -> Line {
         Line(p)
     }
-}
-impl Deref for Line {
-    type Target = Pkt;
-    fn deref(&self) -> &Pkt {
+    fn get(&self) -> &Pkt {
         &self.0
     }
-}
-impl DerefMut for Line {
-    fn deref_mut(&mut self) -> &mut Pkt {
+    fn get_mut(&mut self) -> &mut Pkt {
         &mut self.0
     }
 }
-impl Header for Line {}
 
-impl Deref for Pkt {
-    type Target = Pkt;
-    fn deref(&self) -> &Pkt {
+impl Header for Pkt {
+    fn new(p: Pkt) -> Pkt {
+        p
+    }
+    fn get(&self) -> &Pkt {
+        self
+    }
+    fn get_mut(&mut self) -> &mut Pkt {
         self
     }
 }
-impl DerefMut for Pkt {
-    fn deref_mut(&mut self) -> &mut Pkt {
-        self
-    }
-}
-impl Header for Pkt {}
 
-/// How packets are kept while they travel: in a pool, the links' rings and
-/// the ports' queues holding their indices (as rocesim does), or moved by
-/// value through the rings and queues with their INT records (`--by-value`).
+/// An INT record (rocesim's is 32 bytes).
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Hop {
+    ts_ps: u64,
+    tx_bytes: u64,
+    qlen_bytes: u64,
+    rate: u64,
+}
+
+/// How packets are kept while they travel: what the rings and queues hold.
 trait Store: Default {
-    /// What the rings and queues hold.
     type P;
     fn alloc(&mut self, pkt: Pkt) -> Self::P;
     fn free(&mut self, p: Self::P);
@@ -123,12 +210,14 @@ trait Store: Default {
     fn int_mut<'a>(&'a mut self, p: &'a mut Self::P) -> &'a mut [Hop; INT_HOPS];
     /// Packets allocated and not freed.
     fn in_use(&self) -> usize;
-    /// The header's size in bytes.
-    fn header(&self) -> usize;
+    /// Most packets ever in use at once.
+    fn peak(&self) -> usize;
+    /// Bytes a packet takes.
+    fn packet_bytes(&self) -> usize;
 }
 
 /// A pool of headers `H` with the INT records in a parallel array, reused
-/// last freed first.
+/// last freed first; the rings and queues hold indices.
 #[derive(Default)]
 struct Pooled<H> {
     pool: Vec<H>,
@@ -139,36 +228,36 @@ struct Pooled<H> {
 impl<H: Header> Store for Pooled<H> {
     type P = u32;
     fn alloc(&mut self, pkt: Pkt) -> u32 {
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.pool.push(H::default());
-                self.int.push([Hop::default(); INT_HOPS]);
-                self.pool.len() as u32 - 1
-            }
-        };
-        self.pool[id as usize] = H::from(pkt);
+        let id = self.free.pop().unwrap_or_else(|| {
+            self.pool.push(H::default());
+            self.int.push([Hop::default(); INT_HOPS]);
+            self.pool.len() as u32 - 1
+        });
+        self.pool[id as usize] = H::new(pkt);
         id
     }
-    fn free(&mut self, p: u32) {
-        self.free.push(p);
+    fn free(&mut self, id: u32) {
+        self.free.push(id);
     }
-    fn pkt<'a>(&'a self, p: &'a u32) -> &'a Pkt {
-        &self.pool[*p as usize]
+    fn pkt<'a>(&'a self, id: &'a u32) -> &'a Pkt {
+        self.pool[*id as usize].get()
     }
-    fn pkt_mut<'a>(&'a mut self, p: &'a mut u32) -> &'a mut Pkt {
-        &mut self.pool[*p as usize]
+    fn pkt_mut<'a>(&'a mut self, id: &'a mut u32) -> &'a mut Pkt {
+        self.pool[*id as usize].get_mut()
     }
-    fn int<'a>(&'a self, p: &'a u32) -> &'a [Hop; INT_HOPS] {
-        &self.int[*p as usize]
+    fn int<'a>(&'a self, id: &'a u32) -> &'a [Hop; INT_HOPS] {
+        &self.int[*id as usize]
     }
-    fn int_mut<'a>(&'a mut self, p: &'a mut u32) -> &'a mut [Hop; INT_HOPS] {
-        &mut self.int[*p as usize]
+    fn int_mut<'a>(&'a mut self, id: &'a mut u32) -> &'a mut [Hop; INT_HOPS] {
+        &mut self.int[*id as usize]
     }
     fn in_use(&self) -> usize {
         self.pool.len() - self.free.len()
     }
-    fn header(&self) -> usize {
+    fn peak(&self) -> usize {
+        self.pool.len()
+    }
+    fn packet_bytes(&self) -> usize {
         size_of::<H>()
     }
 }
@@ -183,12 +272,14 @@ struct Moving {
 #[derive(Default)]
 struct ByValue {
     live: usize,
+    peak: usize,
 }
 
 impl Store for ByValue {
     type P = Moving;
     fn alloc(&mut self, pkt: Pkt) -> Moving {
         self.live += 1;
+        self.peak = self.peak.max(self.live);
         Moving {
             pkt,
             int: [Hop::default(); INT_HOPS],
@@ -212,44 +303,39 @@ impl Store for ByValue {
     fn in_use(&self) -> usize {
         self.live
     }
-    fn header(&self) -> usize {
+    fn peak(&self) -> usize {
+        self.peak
+    }
+    fn packet_bytes(&self) -> usize {
         size_of::<Moving>()
     }
 }
 
-/// An INT record (rocesim's is 32 bytes).
-#[derive(Clone, Copy, Default)]
-#[repr(C)]
-struct Hop {
-    ts: u64,
-    bytes: u64,
-    qlen: u64,
-    rate: u64,
-}
-
+/// A congestion control's per-flow state (`cc`).
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct CcState {
-    lines: [u64; 16],
+    words: [u64; 16],
 }
 
 struct Port<P> {
-    busy_until: u64,
+    busy_until_ps: u64,
+    /// A transmission end (or a host's look) is pending.
     tx_pending: bool,
     queue: VecDeque<P>,
     queued_bytes: u64,
     tx_bytes: u64,
-    /// Picoseconds per byte times 1024 (fixed point).
+    /// Picoseconds a byte, times 1024.
     ps_per_byte_1024: u64,
-    delay: u64,
-    /// The node at the link's other end and the port it arrives on.
-    peer: u32,
+    delay_ps: u64,
+    /// The node at the link's other end and the port it lands on.
+    peer: NodeId,
     peer_port: u32,
 }
 
 struct Flow {
     host: u32,
-    dst: u32,
+    dst: NodeId,
     size: u64,
     sent: u64,
     acked: u64,
@@ -258,197 +344,217 @@ struct Flow {
 
 struct Host<P> {
     port: u32,
+    /// ACKs to send, before data.
     ctrl: VecDeque<P>,
+    /// Started flows not yet acknowledged, served round robin from `rr`.
     active: Vec<u32>,
     rr: usize,
 }
 
-#[derive(Default, Clone, Copy)]
-struct With {
-    int: bool,
-    mmu: bool,
-    cc: bool,
+/// A node's place among hosts or switches.
+#[derive(Clone, Copy)]
+enum Role {
+    Host(u32),
+    Switch(u32),
 }
 
 struct Kernel<S: Store> {
-    q: EventQueue<u32>,
+    q: EventQueue<Event>,
     store: S,
+    /// Every node's ports, node after node; a port's id is its link's.
     ports: Vec<Port<S::P>>,
+    /// Each link's packets in flight with their landing times, earliest first.
     rings: Vec<VecDeque<(u64, S::P)>>,
-    /// First port id of each node.
+    /// The first port id of each node.
     base: Vec<u32>,
-    /// Host or switch index of each node, and whether it is a host.
-    index: Vec<(u32, bool)>,
+    role: Vec<Role>,
+    /// The node owning each port.
+    owner: Vec<NodeId>,
     hosts: Vec<Host<S::P>>,
+    node_of_host: Vec<NodeId>,
     flows: Vec<Flow>,
     cc: Vec<CcState>,
     /// Per (port, class): the ingress charges, shared and headroom side by
-    /// side, and the egress bytes (`mmu`).
+    /// side (`mmu`).
     charge_in: Vec<[u64; 2]>,
+    /// Per (port, class): the bytes queued for it (`mmu`).
     charge_eg: Vec<u64>,
-    shared_used: u64,
+    /// Per switch: its shared pool in use (`mmu`).
+    shared_used: Vec<u64>,
     routes: rocesim::topology::routing::Routes,
     window: u64,
     mtu: u32,
     mtu_wire: u32,
     with: With,
-    /// Switch ports put a packet on the link as it arrives (`--fifo-departures`).
     fifo_departures: bool,
-    /// Who owns each port: host or switch index, and whether a host.
-    owner: Vec<(u32, bool)>,
-    node_of_host: Vec<u32>,
     done: usize,
     tx: u64,
 }
 
 impl<S: Store> Kernel<S> {
-    /// Puts packet `id` on port `g`'s link; the port must be free.
-    fn transmit(&mut self, g: u32, id: S::P, now: u64) {
+    fn schedule(&mut self, at_ps: u64, ev: Event) {
+        self.q.schedule(SimTime(at_ps), ev);
+    }
+
+    /// Puts packet `p` on `port`'s link at `start_ps`, when the port is free.
+    fn transmit(&mut self, port: u32, p: S::P, start_ps: u64) {
         self.tx += 1;
-        let wire = self.store.pkt(&id).wire as u64;
-        let p = &mut self.ports[g as usize];
-        let end = now + (wire * p.ps_per_byte_1024).div_ceil(1024);
-        p.busy_until = end;
-        p.tx_bytes += wire;
-        let at = end + p.delay;
-        let ring = &mut self.rings[g as usize];
-        ring.push_back((at, id));
+        let wire = self.store.pkt(&p).wire as u64;
+        let pt = &mut self.ports[port as usize];
+        let end_ps = start_ps + (wire * pt.ps_per_byte_1024).div_ceil(1024);
+        pt.busy_until_ps = end_ps;
+        pt.tx_bytes += wire;
+        let land_ps = end_ps + pt.delay_ps;
+        let ring = &mut self.rings[port as usize];
+        ring.push_back((land_ps, p));
         if ring.len() == 1 {
-            self.q.schedule(SimTime(at), ARRIVE | g);
+            self.schedule(land_ps, Event::Arrive { link: port });
         }
     }
 
-    /// A switch's INT record, written as the packet leaves.
-    fn stamp(&mut self, id: &mut S::P, ts: u64, bytes: u64, qlen: u64) {
-        let h = self.store.pkt(id).hops as usize;
-        if h < INT_HOPS {
-            self.store.int_mut(id)[h] = Hop {
-                ts,
-                bytes,
-                qlen,
-                rate: 1,
-            };
-            let pkt = self.store.pkt_mut(id);
-            pkt.hops += 1;
-            pkt.wire += 8;
+    /// A switch's INT record, written into a data packet as it leaves.
+    fn stamp(&mut self, p: &mut S::P, ts_ps: u64, tx_bytes: u64, qlen_bytes: u64) {
+        let pkt = self.store.pkt(p);
+        let h = pkt.hops as usize;
+        if pkt.ack || h >= INT_HOPS {
+            return;
         }
+        self.store.int_mut(p)[h] = Hop {
+            ts_ps,
+            tx_bytes,
+            qlen_bytes,
+            rate: 1,
+        };
+        let pkt = self.store.pkt_mut(p);
+        pkt.hops += 1;
+        pkt.wire += INT_WIRE;
     }
 
-    fn switch_start_tx(&mut self, g: u32, now: u64) {
-        let p = &mut self.ports[g as usize];
-        let Some(mut id) = p.queue.pop_front() else {
+    /// Releases a leaving packet's charges at switch `sw` (`mmu`).
+    fn release(&mut self, sw: u32, port: u32, p: &S::P, wire: u64) {
+        let pkt = self.store.pkt(p);
+        let c = &mut self.charge_in[pkt.in_port as usize * CLASSES + CLASS];
+        if pkt.hdrm {
+            c[1] -= wire;
+        } else {
+            c[0] -= wire;
+            self.shared_used[sw as usize] -= wire;
+        }
+        self.charge_eg[port as usize * CLASSES + CLASS] -= wire;
+    }
+
+    fn switch_start_tx(&mut self, sw: u32, port: u32, now: u64) {
+        let pt = &mut self.ports[port as usize];
+        let Some(mut p) = pt.queue.pop_front() else {
             return;
         };
-        let wire = self.store.pkt(&id).wire as u64;
-        p.queued_bytes -= wire;
+        let wire = self.store.pkt(&p).wire as u64;
+        pt.queued_bytes -= wire;
         if self.with.int {
-            let (bytes, qlen) = (p.tx_bytes, p.queued_bytes);
-            self.stamp(&mut id, now, bytes, qlen);
+            let (tx_bytes, qlen) = (pt.tx_bytes, pt.queued_bytes);
+            self.stamp(&mut p, now, tx_bytes, qlen);
         }
         if self.with.mmu {
-            let pkt = self.store.pkt(&id);
-            let c = &mut self.charge_in[pkt.in_port as usize * 8 + 3];
-            if pkt.hdrm {
-                c[1] -= wire;
-            } else {
-                c[0] -= wire;
-                self.shared_used -= wire;
-            }
-            self.charge_eg[g as usize * 8 + 3] -= wire;
+            self.release(sw, port, &p, wire);
         }
-        self.transmit(g, id, now);
-        let p = &mut self.ports[g as usize];
-        if !p.queue.is_empty() {
-            p.tx_pending = true;
-            let at = p.busy_until;
-            self.q.schedule(SimTime(at), TX_DONE | g);
+        self.transmit(port, p, now);
+        let pt = &mut self.ports[port as usize];
+        if !pt.queue.is_empty() {
+            pt.tx_pending = true;
+            let at = pt.busy_until_ps;
+            self.schedule(at, Event::TxDone { port });
         }
     }
 
-    fn switch_arrive(&mut self, node: u32, sw: u32, in_port: u32, mut id: S::P, now: u64) {
-        let pkt = self.store.pkt_mut(&mut id);
-        let hops = self
-            .routes
-            .next_hops(sw, rocesim::topology::NodeId(pkt.dst));
-        let h = (pkt.flow as u64 ^ (sw as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let p = hops[(((h >> 32) * hops.len() as u64) >> 32) as usize];
-        let g = self.base[node as usize] + p as u32;
+    fn switch_arrive(&mut self, node: NodeId, sw: u32, in_port: u32, mut p: S::P, now: u64) {
+        let base = self.base[node.idx()];
+        let pkt = self.store.pkt_mut(&mut p);
+        let hops = self.routes.next_hops(sw, pkt.dst);
+        if hops.is_empty() {
+            fail(&format!(
+                "flow {}: switch {node} has no route to node {}",
+                pkt.flow, pkt.dst
+            ));
+        }
+        let hash = (pkt.flow as u64 ^ (sw as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let port = base + hops[(((hash >> 32) * hops.len() as u64) >> 32) as usize] as u32;
         let wire = pkt.wire as u64;
         if self.with.mmu {
-            let ip = self.base[node as usize] + in_port;
+            let ip = base + in_port;
             pkt.in_port = ip;
-            // Beyond the dynamic threshold (alpha = 1/8 of the free shared
-            // pool) a packet is charged to headroom.
-            let free = 16_000_000u64.saturating_sub(self.shared_used);
-            let c = &mut self.charge_in[ip as usize * 8 + 3];
+            let used = &mut self.shared_used[sw as usize];
+            let free = SHARED_POOL.saturating_sub(*used);
+            let c = &mut self.charge_in[ip as usize * CLASSES + CLASS];
             pkt.hdrm = (c[0] + wire) as f64 > free as f64 * 0.125;
             if pkt.hdrm {
                 c[1] += wire;
             } else {
                 c[0] += wire;
-                self.shared_used += wire;
+                *used += wire;
             }
-            self.charge_eg[g as usize * 8 + 3] += wire;
+            self.charge_eg[port as usize * CLASSES + CLASS] += wire;
         }
         if self.fifo_departures {
-            // A FIFO port's departures are known at enqueue: the packet goes
-            // on the link now, to leave when the port frees.
-            let p = &self.ports[g as usize];
-            let start = now.max(p.busy_until);
+            let pt = &self.ports[port as usize];
+            let start_ps = now.max(pt.busy_until_ps);
             if self.with.int {
-                let qlen = (start - now) * 1024 / p.ps_per_byte_1024;
-                let bytes = p.tx_bytes;
-                self.stamp(&mut id, start, bytes, qlen);
+                let qlen = (start_ps - now) * 1024 / pt.ps_per_byte_1024;
+                let tx_bytes = pt.tx_bytes;
+                self.stamp(&mut p, start_ps, tx_bytes, qlen);
             }
-            self.transmit(g, id, start);
+            self.transmit(port, p, start_ps);
             return;
         }
-        let port = &mut self.ports[g as usize];
-        port.queue.push_back(id);
-        port.queued_bytes += wire;
-        if !port.tx_pending {
-            if port.busy_until <= now {
-                self.switch_start_tx(g, now);
+        let pt = &mut self.ports[port as usize];
+        pt.queue.push_back(p);
+        pt.queued_bytes += wire;
+        if !pt.tx_pending {
+            if pt.busy_until_ps <= now {
+                self.switch_start_tx(sw, port, now);
             } else {
-                port.tx_pending = true;
-                let at = port.busy_until;
-                self.q.schedule(SimTime(at), TX_DONE | g);
+                pt.tx_pending = true;
+                let at = pt.busy_until_ps;
+                self.schedule(at, Event::TxDone { port });
             }
         }
     }
 
-    /// The host's port is free or looks again: sends a control packet, else
-    /// the next flow round robin with room in its window.
-    fn host_kick(&mut self, h: u32, now: u64) {
-        let g = self.hosts[h as usize].port;
-        let p = &mut self.ports[g as usize];
-        if p.tx_pending {
-            return;
-        }
-        if p.busy_until > now {
-            p.tx_pending = true;
-            let at = p.busy_until;
-            self.q.schedule(SimTime(at), TX_DONE | g);
-            return;
-        }
-        if let Some(id) = self.hosts[h as usize].ctrl.pop_front() {
-            self.transmit(g, id, now);
-        } else {
-            let host = &mut self.hosts[h as usize];
-            let n = host.active.len();
-            let mut i = host.rr;
-            let mut pick = None;
-            for _ in 0..n {
-                let f = host.active[i];
-                i = if i + 1 == n { 0 } else { i + 1 };
-                let fl = &self.flows[f as usize];
-                if fl.sent < fl.size && fl.inflight + self.mtu as u64 <= self.window {
-                    pick = Some(f);
-                    break;
-                }
+    /// The next flow of `host`, round robin, with data left and room in its
+    /// window.
+    fn pick_flow(&mut self, host: u32) -> Option<u32> {
+        let h = &mut self.hosts[host as usize];
+        let n = h.active.len();
+        let mut i = h.rr;
+        for _ in 0..n {
+            let f = h.active[i];
+            i = if i + 1 == n { 0 } else { i + 1 };
+            let fl = &self.flows[f as usize];
+            if fl.sent < fl.size && fl.inflight + self.mtu as u64 <= self.window {
+                h.rr = i;
+                return Some(f);
             }
-            host.rr = i;
-            let Some(f) = pick else {
+        }
+        None
+    }
+
+    /// The host's port is free or looks again: sends an ACK, else the next
+    /// flow's packet; looks again when the port frees while it has work.
+    fn host_kick(&mut self, host: u32, now: u64) {
+        let port = self.hosts[host as usize].port;
+        let pt = &mut self.ports[port as usize];
+        if pt.tx_pending {
+            return;
+        }
+        if pt.busy_until_ps > now {
+            pt.tx_pending = true;
+            let at = pt.busy_until_ps;
+            self.schedule(at, Event::TxDone { port });
+            return;
+        }
+        if let Some(p) = self.hosts[host as usize].ctrl.pop_front() {
+            self.transmit(port, p, now);
+        } else {
+            let Some(f) = self.pick_flow(host) else {
                 return;
             };
             let fl = &mut self.flows[f as usize];
@@ -457,107 +563,100 @@ impl<S: Store> Kernel<S> {
             fl.inflight += payload as u64;
             let dst = fl.dst;
             if self.with.cc {
-                std::hint::black_box(self.cc[f as usize].lines[0]);
+                let s = &self.cc[f as usize];
+                std::hint::black_box((s.words[0], s.words[8]));
             }
-            let id = self.store.alloc(Pkt {
+            let p = self.store.alloc(Pkt {
                 flow: f,
                 dst,
                 wire: self.mtu_wire - self.mtu + payload,
                 payload,
-                in_port: 0,
-                hops: 0,
-                ack: false,
-                hdrm: false,
+                ..Pkt::default()
             });
-            self.transmit(g, id, now);
+            self.transmit(port, p, now);
         }
-        let host = &self.hosts[h as usize];
-        if !host.ctrl.is_empty() || !host.active.is_empty() {
-            let p = &mut self.ports[g as usize];
-            p.tx_pending = true;
-            let at = p.busy_until;
-            self.q.schedule(SimTime(at), TX_DONE | g);
+        let h = &self.hosts[host as usize];
+        if !h.ctrl.is_empty() || !h.active.is_empty() {
+            let pt = &mut self.ports[port as usize];
+            pt.tx_pending = true;
+            let at = pt.busy_until_ps;
+            self.schedule(at, Event::TxDone { port });
         }
     }
 
-    fn host_arrive(&mut self, h: u32, mut id: S::P, now: u64) {
-        let pkt: Pkt = *self.store.pkt(&id);
+    fn host_arrive(&mut self, host: u32, mut p: S::P, now: u64) {
+        let pkt: Pkt = *self.store.pkt(&p);
         if !pkt.ack {
             // The receiver: the packet becomes its ACK, back to the sender.
-            let src = self.flows[pkt.flow as usize].host;
-            let to = self.hosts_node(src);
-            let back = self.store.pkt_mut(&mut id);
+            let to = self.node_of_host[self.flows[pkt.flow as usize].host as usize];
+            let back = self.store.pkt_mut(&mut p);
             back.ack = true;
             back.dst = to;
-            back.wire = ACK_WIRE + 8 * pkt.hops as u32;
-            self.hosts[h as usize].ctrl.push_back(id);
-            self.host_kick(h, now);
+            back.wire = ACK_WIRE + INT_WIRE * pkt.hops as u32;
+            self.hosts[host as usize].ctrl.push_back(p);
+            self.host_kick(host, now);
             return;
         }
         if self.with.int {
-            let mut sum = 0u64;
-            for r in &self.store.int(&id)[..pkt.hops as usize] {
-                sum = sum.wrapping_add(r.bytes ^ r.ts ^ r.qlen ^ r.rate);
-            }
+            let sum = self.store.int(&p)[..pkt.hops as usize]
+                .iter()
+                .fold(0u64, |a, r| {
+                    a.wrapping_add(r.tx_bytes ^ r.ts_ps ^ r.qlen_bytes ^ r.rate)
+                });
             std::hint::black_box(sum);
         }
         if self.with.cc {
             let s = &mut self.cc[pkt.flow as usize];
-            s.lines[0] = s.lines[0].wrapping_add(pkt.payload as u64);
-            s.lines[8] = s.lines[8].wrapping_add(now);
+            s.words[0] = s.words[0].wrapping_add(pkt.payload as u64);
+            s.words[8] = s.words[8].wrapping_add(now);
         }
-        self.store.free(id);
+        self.store.free(p);
         let fl = &mut self.flows[pkt.flow as usize];
         fl.inflight -= pkt.payload as u64;
         fl.acked += pkt.payload as u64;
         if fl.acked >= fl.size {
             self.done += 1;
-            let f = pkt.flow;
-            let host = &mut self.hosts[h as usize];
-            let at = host.active.iter().position(|&x| x == f).expect("active");
-            host.active.swap_remove(at);
-            if host.rr >= host.active.len() {
-                host.rr = 0;
+            let h = &mut self.hosts[host as usize];
+            let at = h.active.iter().position(|&x| x == pkt.flow);
+            h.active
+                .swap_remove(at.expect("a flow is active until acknowledged"));
+            if h.rr >= h.active.len() {
+                h.rr = 0;
             }
         }
-        self.host_kick(h, now);
+        self.host_kick(host, now);
     }
 
-    fn hosts_node(&self, h: u32) -> u32 {
-        self.node_of_host[h as usize]
-    }
-
+    /// Handles every event; returns how many.
     fn run(&mut self) -> u64 {
         let mut events = 0u64;
         while let Some((t, ev)) = self.q.pop() {
             events += 1;
             let now = t.0;
-            let ix = ev & INDEX;
-            match ev & !INDEX {
-                ARRIVE => {
-                    let ring = &mut self.rings[ix as usize];
-                    let (_, id) = ring.pop_front().expect("a pending arrival");
-                    if let Some(&(next, _)) = ring.front() {
-                        self.q.schedule(SimTime(next), ARRIVE | ix);
+            match ev {
+                Event::Arrive { link } => {
+                    let ring = &mut self.rings[link as usize];
+                    let (_, p) = ring.pop_front().expect("an arrival has a packet");
+                    if let Some(&(next_ps, _)) = ring.front() {
+                        self.schedule(next_ps, Event::Arrive { link });
                     }
-                    let p = &self.ports[ix as usize];
-                    let (node, in_port) = (p.peer, p.peer_port);
-                    match self.index[node as usize] {
-                        (h, true) => self.host_arrive(h, id, now),
-                        (s, false) => self.switch_arrive(node, s, in_port, id, now),
-                    }
-                }
-                TX_DONE => {
-                    self.ports[ix as usize].tx_pending = false;
-                    match self.owner[ix as usize] {
-                        (h, true) => self.host_kick(h, now),
-                        _ => self.switch_start_tx(ix, now),
+                    let pt = &self.ports[link as usize];
+                    let (node, in_port) = (pt.peer, pt.peer_port);
+                    match self.role[node.idx()] {
+                        Role::Host(h) => self.host_arrive(h, p, now),
+                        Role::Switch(s) => self.switch_arrive(node, s, in_port, p, now),
                     }
                 }
-                _ => {
-                    let f = &self.flows[ix as usize];
-                    let h = f.host;
-                    self.hosts[h as usize].active.push(ix);
+                Event::TxDone { port } => {
+                    self.ports[port as usize].tx_pending = false;
+                    match self.role[self.owner[port as usize].idx()] {
+                        Role::Host(h) => self.host_kick(h, now),
+                        Role::Switch(s) => self.switch_start_tx(s, port, now),
+                    }
+                }
+                Event::Start { flow } => {
+                    let h = self.flows[flow as usize].host;
+                    self.hosts[h as usize].active.push(flow);
                     self.host_kick(h, now);
                 }
             }
@@ -566,111 +665,121 @@ impl<S: Store> Kernel<S> {
     }
 }
 
-const USAGE: &str = "usage: lightcore SCENARIO [--set key=value]... [--with int,mmu,cc] [--compact | --by-value] [--fifo-departures] [--repeat N]";
-
 /// A one-line error and exit code 2, as rocesim's own commands give.
 fn fail(msg: &str) -> ! {
     eprintln!("lightcore: {msg}");
     std::process::exit(2)
 }
 
+/// What one run measured.
+struct Outcome {
+    seconds: f64,
+    tx: u64,
+    events: u64,
+    peak_packets: usize,
+    packet_bytes: usize,
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut path = None;
-    let mut sets = Vec::new();
-    let mut with = With::default();
-    let mut compact = false;
-    let mut by_value = false;
-    let mut fifo_departures = false;
-    let mut repeat = 1;
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--set" => sets.push(args.next().unwrap_or_else(|| fail(USAGE))),
-            "--with" => {
-                for w in args.next().unwrap_or_else(|| fail(USAGE)).split(',') {
-                    match w {
-                        "int" => with.int = true,
-                        "mmu" => with.mmu = true,
-                        "cc" => with.cc = true,
-                        other => fail(&format!(
-                            "--with: {other:?} is not a mechanism (valid: int, mmu, cc)"
-                        )),
-                    }
-                }
-            }
-            "--compact" => compact = true,
-            "--by-value" => by_value = true,
-            "--fifo-departures" => fifo_departures = true,
-            "--repeat" => {
-                repeat = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .unwrap_or_else(|| fail("--repeat needs a whole number of runs, at least 1"))
-            }
-            _ if a.starts_with('-') => fail(&format!("{a:?} is not an option; {USAGE}")),
-            _ => path = Some(PathBuf::from(a)),
+    let args = Args::parse();
+    if args.by_value && !args.with.contains(&Mechanism::Int) {
+        Args::command()
+            .error(
+                ErrorKind::MissingRequiredArgument,
+                "--by-value moves packets with their INT records: give --with int as well",
+            )
+            .exit();
+    }
+    if args.fifo_departures && args.with.contains(&Mechanism::Mmu) {
+        Args::command()
+            .error(
+                ErrorKind::ArgumentConflict,
+                "--fifo-departures has no departure event to release the MMU's charges at: leave out mmu",
+            )
+            .exit();
+    }
+    let with = With {
+        int: args.with.contains(&Mechanism::Int),
+        mmu: args.with.contains(&Mechanism::Mmu),
+        cc: args.with.contains(&Mechanism::Cc),
+    };
+    let cfg = to_config(&Source::File(args.scenario.clone()), &args.sets)
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    check(&cfg);
+    let runs = (0..args.repeat).map(|_| {
+        if args.by_value {
+            measure::<ByValue>(&cfg, with, args.fifo_departures)
+        } else if args.compact {
+            measure::<Pooled<Pkt>>(&cfg, with, args.fifo_departures)
+        } else {
+            measure::<Pooled<Line>>(&cfg, with, args.fifo_departures)
         }
-    }
-    let path = path.unwrap_or_else(|| fail(USAGE));
-    if compact && by_value {
-        fail("--compact and --by-value are two layouts; give one of them");
-    }
-    if fifo_departures && with.mmu {
-        fail(
-            "--fifo-departures has no departure event to release the MMU's charges at; leave out mmu",
-        );
-    }
-    let cfg = to_config(&Source::File(path), &sets).unwrap_or_else(|e| fail(&e.to_string()));
-    // The best of `repeat` runs, as `rocesim bench` reports.
-    let best = (0..repeat)
-        .map(|_| {
-            if by_value {
-                measure::<ByValue>(&cfg, with, fifo_departures)
-            } else if compact {
-                measure::<Pooled<Pkt>>(&cfg, with, fifo_departures)
-            } else {
-                measure::<Pooled<Line>>(&cfg, with, fifo_departures)
-            }
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
+    });
+    let best = runs
+        .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
         .expect("at least one run");
-    let (s, tx, events, header) = best;
+    let s = best.seconds;
     println!(
-        "{}: {} flows, {header}-byte packets, best of {repeat}: {s:.3} s, {tx} transmissions, {events} events: {:.2} M transmissions/s, {:.2} M events/s, {:.1} ns an event, {:.2} events a transmission",
+        "{}: {} flows, {}-byte packets (at most {} at once), best of {}: {s:.3} s, {} transmissions, {} events: {:.2} M transmissions/s, {:.2} M events/s, {:.1} ns an event, {:.2} events a transmission",
         cfg.name,
         cfg.flows.len(),
-        tx as f64 / s / 1e6,
-        events as f64 / s / 1e6,
-        s * 1e9 / events as f64,
-        events as f64 / tx as f64,
+        best.packet_bytes,
+        best.peak_packets,
+        args.repeat,
+        best.tx,
+        best.events,
+        best.tx as f64 / s / 1e6,
+        best.events as f64 / s / 1e6,
+        s * 1e9 / best.events as f64,
+        best.events as f64 / best.tx as f64,
     );
 }
 
-/// Builds the kernel for `cfg`'s fabric and flows and runs it: the seconds
-/// it took, its transmissions and events, and the header's size.
-fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> (f64, u64, u64, usize) {
+/// Refuses what the kernel cannot run, with a one-line error.
+fn check(cfg: &RunConfig) {
+    let topo = &cfg.topo;
+    let ports: usize = topo.ports.iter().map(Vec::len).sum();
+    if ports > INDEX as usize || cfg.flows.len() > INDEX as usize {
+        fail(&format!(
+            "{} ports and {} flows: the kernel's events hold indices below 2^{INDEX_BITS}",
+            ports,
+            cfg.flows.len()
+        ));
+    }
+    if cfg.flows.is_empty() || cfg.flows.iter().any(|f| f.size == 0) {
+        fail("the scenario needs flows, each of at least one byte");
+    }
+    if let Some(h) = topo.hosts.iter().find(|h| topo.ports[h.idx()].is_empty()) {
+        fail(&format!("host node {h} has no link"));
+    }
+}
+
+/// Builds the kernel for `cfg`'s fabric and flows and runs it once.
+fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> Outcome {
     let topo = &cfg.topo;
     let n = topo.spec.kinds.len();
     let mut base = Vec::with_capacity(n);
     let mut ports = Vec::new();
     let mut owner = Vec::new();
-    let mut index = Vec::with_capacity(n);
+    let mut role = Vec::with_capacity(n);
     for (node, kind) in topo.spec.kinds.iter().enumerate() {
         base.push(ports.len() as u32);
-        let is_host = matches!(kind, NodeKind::Host);
-        index.push((topo.kind_index[node], is_host));
+        let ix = topo.kind_index[node];
+        role.push(match kind {
+            NodeKind::Host => Role::Host(ix),
+            _ => Role::Switch(ix),
+        });
         for info in &topo.ports[node] {
-            owner.push((topo.kind_index[node], is_host));
+            owner.push(NodeId::from_idx(node));
             ports.push(Port {
-                busy_until: 0,
+                busy_until_ps: 0,
                 tx_pending: false,
                 queue: VecDeque::new(),
                 queued_bytes: 0,
                 tx_bytes: 0,
                 ps_per_byte_1024: 8 * 1024 * 1_000_000_000_000 / info.rate.bps(),
-                delay: info.delay.0,
-                peer: info.peer.0,
+                delay_ps: info.delay.0,
+                peer: info.peer,
                 peer_port: info.peer_port as u32,
             });
         }
@@ -685,27 +794,24 @@ fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> (f64
             rr: 0,
         })
         .collect();
-    let node_of_host: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
     let flows: Vec<Flow> = cfg
         .flows
         .iter()
         .map(|f| Flow {
             host: topo.kind_index[f.src.idx()],
-            dst: f.dst.0,
+            dst: f.dst,
             size: f.size,
             sent: 0,
             acked: 0,
             inflight: 0,
         })
         .collect();
-    if flows.iter().any(|f| f.size == 0) || hosts.is_empty() {
-        fail("the scenario needs hosts and flows of at least one byte");
-    }
     // A window of one bandwidth-delay product: the host rate times the
     // longest round trip (six links each way on a three-tier tree).
-    let host_rate = topo.ports[topo.hosts[0].idx()][0].rate.bps();
-    let longest = ports.iter().map(|p| p.delay).max().unwrap_or(0);
-    let window = (host_rate / 8) * (12 * longest) / 1_000_000_000_000 + 2 * cfg.nic.mtu as u64;
+    let host_bps = topo.ports[topo.hosts[0].idx()][0].rate.bps();
+    let longest_ps = ports.iter().map(|p| p.delay_ps).max().unwrap_or(0);
+    let bdp = host_bps as u128 / 8 * 12 * longest_ps as u128 / 1_000_000_000_000;
+    let window = u64::try_from(bdp).unwrap_or(u64::MAX) + 2 * cfg.nic.mtu as u64;
     let n_ports = ports.len();
     let mut k = Kernel::<S> {
         q: EventQueue::new(),
@@ -713,15 +819,15 @@ fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> (f64
         rings: (0..n_ports).map(|_| VecDeque::new()).collect(),
         ports,
         base,
-        index,
+        role,
         owner,
         hosts,
-        node_of_host,
+        node_of_host: topo.hosts.clone(),
         cc: vec![CcState::default(); flows.len()],
         flows,
-        charge_in: vec![[0; 2]; n_ports * 8],
-        charge_eg: vec![0; n_ports * 8],
-        shared_used: 0,
+        charge_in: vec![[0; 2]; n_ports * CLASSES],
+        charge_eg: vec![0; n_ports * CLASSES],
+        shared_used: vec![0; topo.switches.len()],
         routes: topo.routes.clone(),
         window,
         mtu: cfg.nic.mtu,
@@ -732,23 +838,66 @@ fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> (f64
         tx: 0,
     };
     for (i, f) in cfg.flows.iter().enumerate() {
-        k.q.schedule_cold(f.start, START | i as u32);
+        k.q.schedule_cold(f.start, Event::Start { flow: i as u32 });
     }
     let t = Instant::now();
     let events = k.run();
-    let s = t.elapsed().as_secs_f64();
-    // Every flow's bytes acknowledged, every packet back in the pool: nothing
-    // was lost or left in flight.
+    let seconds = t.elapsed().as_secs_f64();
+    // Every flow's bytes acknowledged, every packet back: nothing was lost or
+    // left in flight.
     let acked: u64 = k.flows.iter().map(|f| f.acked).sum();
     let size: u64 = k.flows.iter().map(|f| f.size).sum();
-    if k.done != k.flows.len() || acked != size || k.store.in_use() != 0 {
-        eprintln!(
-            "lightcore: {} of {} flows done, {acked} of {size} bytes acknowledged, {} packets not back",
-            k.done,
-            k.flows.len(),
-            k.store.in_use()
-        );
-        std::process::exit(1);
+    assert_eq!(k.done, k.flows.len(), "every flow completes");
+    assert_eq!(acked, size, "every byte is acknowledged");
+    assert_eq!(k.store.in_use(), 0, "every packet comes back");
+    Outcome {
+        seconds,
+        tx: k.tx,
+        events,
+        peak_packets: k.store.peak(),
+        packet_bytes: k.store.packet_bytes(),
     }
-    (s, k.tx, events, k.store.header())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn incast() -> RunConfig {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/quickstart.toml");
+        to_config(&Source::File(path), &[]).expect("the quick-start scenario loads")
+    }
+
+    /// Every layout and structure delivers every byte and returns every
+    /// packet (`measure` asserts it), with the same transmissions: each
+    /// packet crosses the same links whatever the layout.
+    #[test]
+    fn every_layout_moves_the_same_packets_and_loses_none() {
+        let cfg = incast();
+        let int = With {
+            int: true,
+            ..With::default()
+        };
+        let all = With {
+            int: true,
+            mmu: true,
+            cc: true,
+        };
+        let runs = [
+            measure::<Pooled<Line>>(&cfg, With::default(), false),
+            measure::<Pooled<Pkt>>(&cfg, all, false),
+            measure::<ByValue>(&cfg, int, false),
+            measure::<Pooled<Line>>(&cfg, int, true),
+            measure::<ByValue>(&cfg, int, true),
+        ];
+        // Every data packet crosses the two links to the receiver through
+        // the one switch, and its ACK the two links back.
+        let mtu = cfg.nic.mtu as u64;
+        let packets: u64 = cfg.flows.iter().map(|f| f.size.div_ceil(mtu)).sum();
+        for r in &runs {
+            assert_eq!(r.tx, packets * 2 * 2);
+        }
+        // Without transmission-end events at the switch, fewer events.
+        assert!(runs[3].events < runs[0].events);
+    }
 }
