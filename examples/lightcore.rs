@@ -43,24 +43,23 @@
 use clap::{CommandFactory, Parser, ValueEnum, error::ErrorKind};
 use rocesim::config::RunConfig;
 use rocesim::engine::{Bits, EventQueue};
+use rocesim::packet::MAX_INT_HOPS;
+use rocesim::port::CLASSES;
 use rocesim::scenario::{Source, to_config};
 use rocesim::topology::{NodeId, NodeKind};
-use rocesim::units::SimTime;
+use rocesim::units::{Delta, Rate, SimTime};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// An ACK's wire size before INT.
 const ACK_WIRE: u32 = 64;
-/// INT records a packet can hold (rocesim's `MAX_INT_HOPS`).
-const INT_HOPS: usize = 5;
 /// Bytes of INT a record adds to the wire.
 const INT_WIRE: u32 = 8;
 /// The shared pool each switch's dynamic threshold is computed on (`mmu`).
 const SHARED_POOL: u64 = 16_000_000;
 /// The data class packets are charged to (`mmu`).
 const CLASS: usize = 3;
-const CLASSES: usize = 8;
 
 #[derive(Parser)]
 #[command(
@@ -206,8 +205,8 @@ trait Store: Default {
     fn free(&mut self, p: Self::P);
     fn pkt<'a>(&'a self, p: &'a Self::P) -> &'a Pkt;
     fn pkt_mut<'a>(&'a mut self, p: &'a mut Self::P) -> &'a mut Pkt;
-    fn int<'a>(&'a self, p: &'a Self::P) -> &'a [Hop; INT_HOPS];
-    fn int_mut<'a>(&'a mut self, p: &'a mut Self::P) -> &'a mut [Hop; INT_HOPS];
+    fn int<'a>(&'a self, p: &'a Self::P) -> &'a [Hop; MAX_INT_HOPS];
+    fn int_mut<'a>(&'a mut self, p: &'a mut Self::P) -> &'a mut [Hop; MAX_INT_HOPS];
     /// Packets allocated and not freed.
     fn in_use(&self) -> usize;
     /// Most packets ever in use at once.
@@ -221,7 +220,7 @@ trait Store: Default {
 #[derive(Default)]
 struct Pooled<H> {
     pool: Vec<H>,
-    int: Vec<[Hop; INT_HOPS]>,
+    int: Vec<[Hop; MAX_INT_HOPS]>,
     free: Vec<u32>,
 }
 
@@ -230,7 +229,7 @@ impl<H: Header> Store for Pooled<H> {
     fn alloc(&mut self, pkt: Pkt) -> u32 {
         let id = self.free.pop().unwrap_or_else(|| {
             self.pool.push(H::default());
-            self.int.push([Hop::default(); INT_HOPS]);
+            self.int.push([Hop::default(); MAX_INT_HOPS]);
             self.pool.len() as u32 - 1
         });
         self.pool[id as usize] = H::new(pkt);
@@ -245,10 +244,10 @@ impl<H: Header> Store for Pooled<H> {
     fn pkt_mut<'a>(&'a mut self, id: &'a mut u32) -> &'a mut Pkt {
         self.pool[*id as usize].get_mut()
     }
-    fn int<'a>(&'a self, id: &'a u32) -> &'a [Hop; INT_HOPS] {
+    fn int<'a>(&'a self, id: &'a u32) -> &'a [Hop; MAX_INT_HOPS] {
         &self.int[*id as usize]
     }
-    fn int_mut<'a>(&'a mut self, id: &'a mut u32) -> &'a mut [Hop; INT_HOPS] {
+    fn int_mut<'a>(&'a mut self, id: &'a mut u32) -> &'a mut [Hop; MAX_INT_HOPS] {
         &mut self.int[*id as usize]
     }
     fn in_use(&self) -> usize {
@@ -265,7 +264,7 @@ impl<H: Header> Store for Pooled<H> {
 /// A packet moved by value: its 24 bytes and its INT records.
 struct Moving {
     pkt: Pkt,
-    int: [Hop; INT_HOPS],
+    int: [Hop; MAX_INT_HOPS],
 }
 
 /// Packets by value; the store only counts them.
@@ -282,7 +281,7 @@ impl Store for ByValue {
         self.peak = self.peak.max(self.live);
         Moving {
             pkt,
-            int: [Hop::default(); INT_HOPS],
+            int: [Hop::default(); MAX_INT_HOPS],
         }
     }
     fn free(&mut self, _: Moving) {
@@ -294,10 +293,10 @@ impl Store for ByValue {
     fn pkt_mut<'a>(&'a mut self, p: &'a mut Moving) -> &'a mut Pkt {
         &mut p.pkt
     }
-    fn int<'a>(&'a self, p: &'a Moving) -> &'a [Hop; INT_HOPS] {
+    fn int<'a>(&'a self, p: &'a Moving) -> &'a [Hop; MAX_INT_HOPS] {
         &p.int
     }
-    fn int_mut<'a>(&'a mut self, p: &'a mut Moving) -> &'a mut [Hop; INT_HOPS] {
+    fn int_mut<'a>(&'a mut self, p: &'a mut Moving) -> &'a mut [Hop; MAX_INT_HOPS] {
         &mut p.int
     }
     fn in_use(&self) -> usize {
@@ -325,8 +324,7 @@ struct Port<P> {
     queue: VecDeque<P>,
     queued_bytes: u64,
     tx_bytes: u64,
-    /// Picoseconds a byte, times 1024.
-    ps_per_byte_1024: u64,
+    rate: Rate,
     delay_ps: u64,
     /// The node at the link's other end and the port it lands on.
     peer: NodeId,
@@ -401,7 +399,7 @@ impl<S: Store> Kernel<S> {
         self.tx += 1;
         let wire = self.store.pkt(&p).wire as u64;
         let pt = &mut self.ports[port as usize];
-        let end_ps = start_ps + (wire * pt.ps_per_byte_1024).div_ceil(1024);
+        let end_ps = start_ps + pt.rate.tx_time(wire).ps();
         pt.busy_until_ps = end_ps;
         pt.tx_bytes += wire;
         let land_ps = end_ps + pt.delay_ps;
@@ -416,7 +414,7 @@ impl<S: Store> Kernel<S> {
     fn stamp(&mut self, p: &mut S::P, ts_ps: u64, tx_bytes: u64, qlen_bytes: u64) {
         let pkt = self.store.pkt(p);
         let h = pkt.hops as usize;
-        if pkt.ack || h >= INT_HOPS {
+        if pkt.ack || h >= MAX_INT_HOPS {
             return;
         }
         self.store.int_mut(p)[h] = Hop {
@@ -498,7 +496,7 @@ impl<S: Store> Kernel<S> {
             let pt = &self.ports[port as usize];
             let start_ps = now.max(pt.busy_until_ps);
             if self.with.int {
-                let qlen = (start_ps - now) * 1024 / pt.ps_per_byte_1024;
+                let qlen = pt.rate.bytes_in(Delta::from_ps(start_ps - now));
                 let tx_bytes = pt.tx_bytes;
                 self.stamp(&mut p, start_ps, tx_bytes, qlen);
             }
@@ -777,7 +775,7 @@ fn measure<S: Store>(cfg: &RunConfig, with: With, fifo_departures: bool) -> Outc
                 queue: VecDeque::new(),
                 queued_bytes: 0,
                 tx_bytes: 0,
-                ps_per_byte_1024: 8 * 1024 * 1_000_000_000_000 / info.rate.bps(),
+                rate: info.rate,
                 delay_ps: info.delay.0,
                 peer: info.peer,
                 peer_port: info.peer_port as u32,
