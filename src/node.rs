@@ -105,7 +105,7 @@ impl crate::engine::Bits for Packed {
 }
 
 impl Event {
-    #[inline]
+    #[inline(always)]
     pub fn pack(self) -> Packed {
         let (tag, idx) = match self {
             Event::TxDone { egress } => (TAG_TX_DONE, egress.0),
@@ -187,7 +187,7 @@ impl Links {
 
     /// Puts a packet that reaches the far end at `at` into the link. Returns true
     /// when it is the only one in flight, so its arrival must be scheduled.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, link: EgressId, id: PacketId, at: SimTime, lead: u32) -> bool {
         let ring = &mut self.rings[link.idx()];
         ring.push_back((id, lead, at));
@@ -361,7 +361,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Hands packet `id` to the far end of `link`, where it arrives at `at`.
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {
         let lead = lead(self.now, at);
         let to = self.remote.link_part[link.idx()];

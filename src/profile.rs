@@ -31,7 +31,7 @@ pub enum Serialization {
 }
 
 impl Serialization {
-    #[inline]
+    #[inline(always)]
     pub fn tx_time(self, rate: Rate, bytes: u64) -> Delta {
         match self {
             Serialization::Exact => rate.tx_time(bytes),

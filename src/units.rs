@@ -180,6 +180,7 @@ impl Rate {
         self.0 as f64 / 1e9
     }
     /// Time to serialize `bytes` at this rate, rounded up to a whole picosecond.
+    #[inline(always)]
     pub fn tx_time(self, bytes: u64) -> Delta {
         assert!(self.0 > 0, "tx_time on a zero rate");
         // Bits times picoseconds fit 64 bits up to 2,305,843 bytes (any

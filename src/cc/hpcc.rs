@@ -172,6 +172,7 @@ impl Hpcc {
     }
 
     /// MEASUREINFLIGHT: updates and returns U.
+    #[inline(always)]
     fn measure_inflight(&mut self, hops: &[IntHop]) -> f64 {
         let mut u = 0.0;
         let mut tau = 0.0;
@@ -199,6 +200,7 @@ impl Hpcc {
     }
 
     /// COMPUTEWIND.
+    #[inline(always)]
     fn compute_wind(&mut self, u: f64, update_wc: bool) -> f64 {
         let eta = self.cfg.eta;
         let w_ai = self.cfg.w_ai.0 as f64;
@@ -221,6 +223,7 @@ impl Hpcc {
 }
 
 impl CongestionControl for Hpcc {
+    #[inline(always)]
     fn on_ack(&mut self, ack: &AckInfo<'_>) {
         let hops = ack.int;
         if hops.is_empty() {

@@ -293,7 +293,7 @@ macro_rules! dispatch {
 }
 
 impl CongestionControl for Cc {
-    #[inline]
+    #[inline(always)]
     fn on_ack(&mut self, ack: &AckInfo<'_>) {
         dispatch!(self, c => c.on_ack(ack))
     }
@@ -301,7 +301,7 @@ impl CongestionControl for Cc {
     fn on_cnp(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_cnp(now))
     }
-    #[inline]
+    #[inline(always)]
     fn on_send(&mut self, now: SimTime, wire_bytes: u64) {
         dispatch!(self, c => c.on_send(now, wire_bytes))
     }
@@ -309,11 +309,11 @@ impl CongestionControl for Cc {
     fn on_timer(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_timer(now))
     }
-    #[inline]
+    #[inline(always)]
     fn next_timer(&self) -> Option<SimTime> {
         dispatch!(self, c => c.next_timer())
     }
-    #[inline]
+    #[inline(always)]
     fn rate(&self) -> Rate {
         dispatch!(self, c => c.rate())
     }

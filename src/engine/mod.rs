@@ -188,7 +188,7 @@ impl<E: Bits> EventQueue<E> {
     }
 
     /// A new entry for `event` at `at`, which must not be in the past.
-    #[inline]
+    #[inline(always)]
     fn entry(&self, at: SimTime, lead: u32, event: E) -> Entry {
         assert!(
             at >= self.now,
@@ -199,7 +199,7 @@ impl<E: Bits> EventQueue<E> {
     }
 
     /// Schedules a packet-like `event` at `at` (not in the past), scheduled now.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: E) {
         self.schedule_lead(at, lead(self.now, at), event);
     }
@@ -207,7 +207,7 @@ impl<E: Bits> EventQueue<E> {
     /// Schedules a packet-like `event` at `at` that was decided `lead` ps ahead
     /// of it (a packet's arrival, scheduled when the one before it has landed,
     /// keeps the lead it was sent with).
-    #[inline]
+    #[inline(always)]
     pub fn schedule_lead(&mut self, at: SimTime, lead: u32, event: E) {
         let e = self.entry(at, lead, event);
         self.hot.push(e);

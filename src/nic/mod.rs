@@ -250,6 +250,7 @@ impl Nic {
     }
 
     /// A packet arrived from the link.
+    #[inline(always)]
     pub fn on_packet(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
         if env.cfg.receiver.is_some() {
             // RCC's B_R (§III-C) is about the host link being full: every frame
@@ -271,6 +272,7 @@ impl Nic {
     }
 
     /// The port finished a transmission, or a wake-up came.
+    #[inline(always)]
     pub fn on_tx_done(&mut self, ctx: &mut Ctx, env: NicEnv) {
         let now = ctx.now;
         if env.cfg.ns3_scheduler() {

@@ -70,7 +70,7 @@ impl SendQp {
 
     /// Whether a packet may go now, pacing and pauses aside: a lost packet to
     /// resend (IRN), or new data within the window (and IRN's BDP cap).
-    #[inline]
+    #[inline(always)]
     pub fn sendable(&self, mtu: u64) -> bool {
         match &self.irn {
             None => self.has_data() && self.cc_window_open(),

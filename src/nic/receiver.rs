@@ -22,6 +22,7 @@ use crate::units::SimTime;
 impl Nic {
     /// Receiver: in-order data advances `expected` and is ACKed by the ACK
     /// policy; a gap is NACKed; marked packets produce CNPs or flag the ACK.
+    #[inline(always)]
     pub(super) fn receive_data(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
         let now = ctx.now;
         let cfg = env.cfg;
@@ -153,6 +154,7 @@ impl Nic {
 
     /// The receiving queue pair in `slot` (of a `size`-byte message): made on
     /// the flow's first packet, rebuilt as closed for a packet after it was freed.
+    #[inline(always)]
     fn open_rqp(&mut self, slot: usize, size: u64) -> &mut RecvQp {
         let closed = self.is_closed(slot);
         self.recv[slot].get_or_insert_with(|| {
@@ -172,6 +174,7 @@ impl Nic {
     /// Frees flow `fid`'s receiving queue pair if its message is complete and
     /// its state at rest. One that is complete but whose CNP window is still
     /// open is looked at again once the window has ended ([`Self::close_lingering`]).
+    #[inline(always)]
     fn close_if_at_rest(&mut self, env: NicEnv, fid: FlowId, now: SimTime) {
         let window = match env.cfg.model.cnp {
             CnpMode::Packet { interval } => Some(interval),

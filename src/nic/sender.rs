@@ -52,6 +52,7 @@ impl Nic {
 
     /// Sender: a cumulative ACK advances `snd_una`; a NACK triggers loss
     /// recovery; then the controller sees the CNP flag and the ACK.
+    #[inline(always)]
     pub(super) fn receive_ack(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
         let now = ctx.now;
         let pkt = ctx.pool.get(id);
@@ -108,6 +109,7 @@ impl Nic {
     /// timer, and let the NIC try to send. A packet's arrival always lets it try;
     /// a timer does only with the eager scheduler or when it resent something
     /// (ns-3's controller timers change the rate and nothing else).
+    #[inline(always)]
     fn after_cc(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId, before: Rate, packet: bool) {
         let model = &env.cfg.model;
         let qp = self.sqp(env, fid).expect("sender exists");
@@ -181,6 +183,7 @@ impl Nic {
 
     /// Makes sure a `QpTimer` event comes by the earliest of the controller's timer
     /// and the retransmission deadline.
+    #[inline(always)]
     pub(super) fn arm_timer(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let qp = self.sqp(env, fid).expect("sender exists");
         let want = qp.cc.next_timer().unwrap_or(SimTime::MAX).min(qp.rto_at);

@@ -79,6 +79,7 @@ impl Transport {
     }
 
     /// Receiver: one data packet of a `size`-byte message at `seq`.
+    #[inline(always)]
     pub fn receive(
         &self,
         rx: &mut RecvQp,
@@ -189,6 +190,7 @@ impl Transport {
 
     /// Sender: takes the next packet to send (IRN resends a lost packet before
     /// new ones) and arms the RTO if none is running.
+    #[inline(always)]
     pub fn next_segment(&self, qp: &mut SendQp, now: SimTime) -> Segment {
         let lost = qp.irn.as_ref().and_then(|irn| irn.next_lost());
         let seq = match lost {
@@ -219,6 +221,7 @@ impl Transport {
 
     /// Sender: an ACK or NACK acknowledging everything below `seq` (already
     /// passed through [`Transport::acked_seq`]). Returns the newly acknowledged bytes.
+    #[inline(always)]
     pub fn on_ack(&self, qp: &mut SendQp, seq: u64, nack: Option<u64>, now: SimTime) -> u64 {
         let mtu = self.mtu;
         let mut newly = 0;

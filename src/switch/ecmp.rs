@@ -120,7 +120,7 @@ fn index(h: u64, n: usize) -> usize {
 
 /// The egress port `switch` (ECMP seed `seed`) sends a packet with this 5-tuple
 /// out of, among the routing table's equal-cost `hops`; `None` if there is no route.
-#[inline]
+#[inline(always)]
 pub fn next_hop(
     hops: &[u16],
     hash: EcmpHash,

@@ -13,6 +13,7 @@ use crate::profile::EcnPoint;
 impl Switch {
     /// A packet arrived on port `inp`. Returns the (port, class) a PFC frame
     /// newly paused, if it did (the dispatcher's deadlock watch).
+    #[inline(always)]
     pub fn on_packet(
         &mut self,
         ctx: &mut Ctx,
@@ -94,6 +95,7 @@ impl Switch {
     }
 
     /// Port `p` finished serializing (or may have).
+    #[inline(always)]
     pub fn on_tx_done(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
         if self.ports[p as usize].eg.take_event(ctx.now) {
             self.start_tx(ctx, env, p);
@@ -101,6 +103,7 @@ impl Switch {
     }
 
     /// Sends now if the port is idle, or makes sure a `TxDone` comes when it frees.
+    #[inline(always)]
     pub(super) fn kick(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
         let now = ctx.now;
         let eg = &mut self.ports[p as usize].eg;
@@ -116,6 +119,7 @@ impl Switch {
         }
     }
 
+    #[inline(always)]
     pub(super) fn start_tx(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
         let now = ctx.now;
         let port = &mut self.ports[p as usize];

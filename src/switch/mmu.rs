@@ -218,7 +218,7 @@ impl Mmu {
 
     /// Decides whether a packet of `size` bytes arriving on (`inp`, `class`) for
     /// egress `out` is admitted, and charges it if so.
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, inp: u16, class: u8, out: u16, size: u64) -> Admit {
         let i = ix(inp, class);
         let verdict = if self.cfg.lossless && self.cfg.ns3_admission {
@@ -271,7 +271,7 @@ impl Mmu {
     }
 
     /// Releases a departing packet: headroom first, then the ingress charge.
-    #[inline]
+    #[inline(always)]
     pub fn release(&mut self, inp: u16, class: u8, out: u16, size: u64) {
         let i = ix(inp, class);
         let from_hdrm = size.min(self.charge[i].hdrm);

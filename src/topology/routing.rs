@@ -236,7 +236,7 @@ impl Routes {
 
     /// Equal-cost next-hop ports at switch number `switch_idx` toward host `dst`.
     /// Empty when `dst` is unreachable from this switch.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, switch_idx: u32, dst: NodeId) -> &[u16] {
         if self.has_overrides
             && let Some(&off) = self.overrides.get(&(switch_idx, dst.0))

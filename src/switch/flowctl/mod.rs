@@ -190,7 +190,7 @@ impl SwitchFc {
 }
 
 impl FlowControl for SwitchFc {
-    #[inline]
+    #[inline(always)]
     fn on_enqueue(&mut self, mmu: &Mmu, ev: &Enqueue) -> Reaction {
         match self {
             SwitchFc::Off => Reaction::default(),
@@ -199,7 +199,7 @@ impl FlowControl for SwitchFc {
             SwitchFc::Capfc(c) => c.on_enqueue(mmu, ev),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame> {
         match self {
             SwitchFc::Off => None,

@@ -102,7 +102,7 @@ impl Pfc {
     }
 
     /// True when a PAUSE for (`inp`, `class`) must go out now; marks it in force.
-    #[inline]
+    #[inline(always)]
     pub fn check_xoff(&mut self, mmu: &Mmu, now: SimTime, inp: u16, class: u8) -> bool {
         let i = ix(inp, class);
         if !self.xoff[i] && mmu.over_threshold(inp, class) {
@@ -155,7 +155,7 @@ impl Pfc {
     }
 
     /// True when the XOFF of (`inp`, `class`) may be lifted now; marks it lifted.
-    #[inline]
+    #[inline(always)]
     pub fn check_xon(&mut self, mmu: &Mmu, inp: u16, class: u8) -> bool {
         let i = ix(inp, class);
         if self.xoff[i] && mmu.below_resume(inp, class, self.cfg.resume_offset) {
@@ -184,7 +184,7 @@ impl Pfc {
 }
 
 impl FlowControl for Pfc {
-    #[inline]
+    #[inline(always)]
     fn on_enqueue(&mut self, mmu: &Mmu, ev: &Enqueue) -> Reaction {
         if self.check_xoff(mmu, ev.now, ev.inp, ev.class) {
             Reaction {
@@ -196,7 +196,7 @@ impl FlowControl for Pfc {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_dequeue(&mut self, mmu: &Mmu, ev: &Dequeue) -> Option<Frame> {
         if self.check_xon(mmu, ev.inp, ev.class) {
             self.lifted(ev.inp, ev.class);
