@@ -249,7 +249,7 @@ impl<E: Bits> EventQueue<E> {
     /// memory, the key stalls the same way.
     #[inline(always)]
     pub fn pop_keyed(&mut self, bound: Key) -> Option<(Key, E)> {
-        let hot = self.hot.peek().copied();
+        let hot = self.hot.peek();
         let cold = self.cold.peek().map(|r| r.0);
         let (e, from_cold) = match (hot, cold) {
             (None, None) => return None,
@@ -469,6 +469,46 @@ mod tests {
         let got: Vec<u32> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
         let want: Vec<u32> = reference.iter().map(|&(_, _, e)| e).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn lone_entries_pop_in_order_across_the_wheel_end_and_the_overflow() {
+        // An incast's wheel: eight entries pending, each pop scheduling one
+        // 1 to 300 slots ahead, so entries lie about twenty slots apart and
+        // nearly every pop is a slot change to a lone entry (the slot
+        // change's inlined case). Every twentieth goes 2.2 to 3 us ahead,
+        // past the wheel's horizon into the overflow heap, whose entries must
+        // come out before a lone wheel entry of a later slot. Over 2,000 pops
+        // the times go round the wheel's 4,096 slots several times.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut q = EventQueue::new();
+        let mut reference = Vec::new();
+        let mut popped = Vec::new();
+        let mut next = 0u32;
+        let mut schedule = |q: &mut EventQueue<u32>, rng: &mut ChaCha8Rng, now: SimTime| {
+            next += 1;
+            let ahead = if next.is_multiple_of(20) {
+                rng.random_range(2_200_000..3_000_000u64)
+            } else {
+                rng.random_range(1..300u64) * 512 + rng.random_range(0..512u64)
+            };
+            let at = SimTime(now.0 + ahead);
+            reference.push((at.0, u32::MAX - lead(now, at), next));
+            q.schedule(at, next);
+        };
+        for _ in 0..8 {
+            schedule(&mut q, &mut rng, SimTime::ZERO);
+        }
+        while popped.len() < 2_000 {
+            let (now, e) = q.pop().expect("eight pending");
+            popped.push(e);
+            schedule(&mut q, &mut rng, now);
+        }
+        popped.extend(drain(&mut q).into_iter().map(|(_, e)| e));
+        assert!(q.now().0 > 3 * 4096 * 512, "went round the wheel");
+        reference.sort_unstable();
+        let want: Vec<u32> = reference.iter().map(|&(_, _, e)| e).collect();
+        assert_eq!(popped, want);
     }
 
     #[test]
