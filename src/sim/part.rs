@@ -200,8 +200,9 @@ impl Part {
     /// LLVM (thin LTO, four codegen units) a dozen of them stayed calls, and
     /// forcing them cut the HPCC incast's instructions by 18 % and its time by
     /// about as much (docs/performance.md, "The event's handlers inlined into
-    /// the loop"). The NIC's `start_tx` and the calendar's slot change stay
-    /// calls: inlining them measured slower or the same.
+    /// the loop"). The NIC's `start_tx` and the calendar's general slot
+    /// change stay calls: inlining them measured slower or the same (the slot
+    /// change's lone-entry case is inlined, `Calendar::peek`).
     #[inline(always)]
     pub(super) fn dispatch_event(&mut self, sh: &Shared, now: SimTime, ev: Event) {
         match ev {
