@@ -139,31 +139,18 @@ impl Calendar {
     }
 
     /// [`Self::advance`]'s common case on a sparse wheel, inlined into the
-    /// event loop: the next occupied slot lies within the rest of the current
-    /// slot's bitmap word or the next word, holds one entry, and no overflow
-    /// entry falls in it or before it. None, changing nothing, otherwise. On
-    /// `incast-16to1-hpcc` nearly every event is a slot change, and 96 % of
-    /// them are this case.
+    /// event loop: the next occupied slot is near ([`Self::near_occupied`]),
+    /// holds one entry, and no overflow entry falls in it or before it. None,
+    /// changing nothing, otherwise. On `incast-16to1-hpcc` nearly every event
+    /// is a slot change, and 96 % of them are this case.
     #[inline(always)]
     fn advance_single(&mut self) -> Option<Entry> {
-        let start = self.cur_slot + 1;
-        let b0 = (start & MASK) as usize;
-        let mut w = b0 / 64;
-        let mut bits = self.occupied[w] & (!0u64 << (b0 % 64));
-        if bits == 0 {
-            w = (w + 1) % WORDS;
-            bits = self.occupied[w];
-            if bits == 0 {
-                return None;
-            }
-        }
-        let b = w * 64 + bits.trailing_zeros() as usize;
-        let s = start + (b.wrapping_sub(b0) & MASK as usize) as u64;
+        let (s, b) = self.near_occupied()?;
         if self.lens[b] != 1 || self.overflow.peek().is_some_and(|t| slot(t.0.time) <= s) {
             return None;
         }
         self.lens[b] = 0;
-        self.occupied[w] &= !(1u64 << (b % 64));
+        self.occupied[b / 64] &= !(1u64 << (b % 64));
         self.cur_slot = s;
         let e = self.wheel[b];
         self.current.clear();
@@ -187,17 +174,38 @@ impl Calendar {
         e
     }
 
+    /// The first occupied bucket after `cur_slot` within the rest of its
+    /// bitmap word or the next word (usually: packet events are a few slots
+    /// apart), as an absolute slot and its wheel index. Small enough to be
+    /// inlined into the event loop ([`Self::advance_single`]).
+    #[inline(always)]
+    fn near_occupied(&self) -> Option<(u64, usize)> {
+        let start = self.cur_slot + 1;
+        let b0 = (start & MASK) as usize;
+        let mut w = b0 / 64;
+        let mut bits = self.occupied[w] & (!0u64 << (b0 % 64));
+        if bits == 0 {
+            w = (w + 1) % WORDS;
+            bits = self.occupied[w];
+            if bits == 0 {
+                return None;
+            }
+        }
+        let b = w * 64 + bits.trailing_zeros() as usize;
+        Some((start + (b.wrapping_sub(b0) & MASK as usize) as u64, b))
+    }
+
     /// The first occupied bucket after `cur_slot`, as an absolute slot.
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
+        if let Some((s, _)) = self.near_occupied() {
+            return Some(s);
+        }
         let start = ((self.cur_slot + 1) & MASK) as usize;
         let (w0, b0) = (start / 64, start % 64);
-        // Usually in the same word: packet events are a few slots apart.
-        let bits = self.occupied[w0] & (!0u64 << b0);
-        if bits != 0 {
-            return Some(self.cur_slot + 1 + (bits.trailing_zeros() as usize - b0) as u64);
-        }
-        for k in 1..=WORDS {
+        // Words w0 and w0 + 1 are empty past `start` (`near_occupied`); the
+        // last round is w0 again, below `start`.
+        for k in 2..=WORDS {
             let w = (w0 + k) % WORDS;
             let mut bits = self.occupied[w];
             if k == WORDS {
