@@ -11,6 +11,7 @@ use crate::profile::Serialization;
 use crate::topology::{NodeId, PortInfo};
 use crate::units::{Delta, Rate, SimTime};
 use rand::Rng;
+use std::num::NonZeroU64;
 
 /// Number of priority classes per port (IEEE 802.1Qbb).
 pub const CLASSES: usize = 8;
@@ -40,34 +41,40 @@ pub struct QueueClock {
     pub bin: u32,
 }
 
-/// An egress port's transmitter. Laid out in declaration order (`repr(C)`):
-/// what every transmission reads and writes fills the first 112 bytes, the
-/// pause clocks that only PFC frames touch come last (docs/performance.md).
+/// An egress port's transmitter. Laid out in declaration order (`repr(C)`,
+/// line-aligned): what every transmission reads and writes fills the first 64
+/// bytes, one cache line; the queue histogram's clock, read when a queue
+/// changes and the histogram is recorded, follows it; the loss rate, the peer
+/// and the pause clocks that only PFC frames touch come last
+/// (docs/performance.md, "A switch port in three lines").
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Egress {
     /// End of the current transmission.
     pub busy_until: SimTime,
     /// Time of the earliest scheduled `TxDone` event, `SimTime::MAX` if none.
     pub next_event: SimTime,
     /// Picoseconds per byte when that is a whole number (fast path).
-    ps_per_byte: Option<u64>,
+    ps_per_byte: Option<NonZeroU64>,
     pub rate: Rate,
     pub delay: Delta,
-    pub loss: f64,
     /// Bytes put on the wire, all kinds of packets.
     pub tx_bytes: u64,
     /// Bytes of data packets put on the wire.
     pub tx_data_bytes: u64,
     /// Global index of this egress port (event addressing).
     pub gid: EgressId,
-    pub peer: NodeId,
-    pub peer_port: u16,
-    serialization: Serialization,
     /// Classes paused by the peer's PFC, as a bit mask.
     pub paused: u8,
+    serialization: Serialization,
+    /// `loss > 0`, read at every transmission; the loss rate itself, off
+    /// this line, only when it is set.
+    lossy: bool,
     /// The time-weighted queue histogram's clock of the queue this port serves.
     pub queue_clock: QueueClock,
+    loss: f64,
+    pub peer: NodeId,
+    pub peer_port: u16,
     /// When each class was paused (for paused-time totals).
     pub paused_since: [SimTime; CLASSES],
     /// When a timed pause of each class expires (`SimTime::MAX` = X-OFF until X-ON).
@@ -84,7 +91,8 @@ impl Egress {
                 Some(8 * crate::units::PS_PER_S / bps)
             }
             _ => None,
-        };
+        }
+        .and_then(NonZeroU64::new);
         Egress {
             gid,
             peer: info.peer,
@@ -92,6 +100,7 @@ impl Egress {
             rate: info.rate,
             delay: info.delay,
             loss: info.loss,
+            lossy: info.loss > 0.0,
             serialization,
             ps_per_byte,
             busy_until: SimTime::ZERO,
@@ -117,7 +126,7 @@ impl Egress {
     #[inline]
     pub fn tx_time(&self, bytes: u32) -> Delta {
         match self.ps_per_byte {
-            Some(k) => Delta(k * bytes as u64),
+            Some(k) => Delta(k.get() * bytes as u64),
             None => self.serialization.tx_time(self.rate, bytes as u64),
         }
     }
@@ -169,7 +178,7 @@ impl Egress {
         if is_data {
             self.tx_data_bytes += wire as u64;
         }
-        if may_lose && self.loss > 0.0 && rng.random::<f64>() < self.loss {
+        if may_lose && self.lossy && rng.random::<f64>() < self.loss {
             return None;
         }
         Some(end + self.delay)
@@ -212,5 +221,46 @@ impl Egress {
                 self.paused_total[c] + open
             })
             .fold(Delta::ZERO, |a, b| a + b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// Every field a transmission reads or writes is declared before the
+    /// queue clock, so with `repr(C)` they all lie on the transmitter's first
+    /// cache line (docs/performance.md, "A switch port in three lines").
+    #[test]
+    fn a_transmissions_fields_fill_the_first_line() {
+        assert_eq!(offset_of!(Egress, queue_clock), 64);
+    }
+
+    /// A link with a loss rate loses about that share of what may be lost,
+    /// and never a packet that may not (PFC frames).
+    #[test]
+    fn lossy_links_lose_their_share_and_spare_pfc_frames() {
+        let info = |loss| PortInfo {
+            peer: NodeId(1),
+            peer_port: 0,
+            rate: Rate::from_gbps(100),
+            delay: Delta::from_us(1),
+            loss,
+        };
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+        let mut lost = |loss, may_lose| {
+            let mut eg = Egress::new(EgressId(0), &info(loss), Serialization::Exact);
+            (0..10_000)
+                .filter(|_| {
+                    let now = eg.busy_until;
+                    eg.transmit(now, 1_000, true, may_lose, &mut rng).is_none()
+                })
+                .count()
+        };
+        assert_eq!(lost(0.0, true), 0);
+        assert_eq!(lost(0.25, false), 0);
+        let n = lost(0.25, true);
+        assert!((2_300..2_700).contains(&n), "{n} of 10000 lost at 25 %");
     }
 }

@@ -16,6 +16,15 @@ pub struct Red {
 }
 
 impl Red {
+    /// Parameters that never mark: no queue exceeds `kmin`, and no random
+    /// number is drawn. A port without ECN stores these
+    /// ([`super::SwitchPort::red`] reads them as `None`).
+    pub const NEVER: Red = Red {
+        kmin: u64::MAX,
+        kmax: u64::MAX,
+        pmax: 0.0,
+    };
+
     /// Marking probability for a queue of `q` bytes (Eq. 5).
     pub fn probability(&self, q: u64) -> f64 {
         if q <= self.kmin {

@@ -53,9 +53,13 @@ pub struct SwitchEnv<'a> {
 
 /// A switch egress port: its queues and transmitter. Laid out in declaration
 /// order (`repr(C)`, line-aligned) so that a packet passing through touches
-/// few cache lines: the counters and ECN parameters share the first line, the
-/// control and data queues the next ones, then the transmitter's hot fields
-/// ([`Egress`]; docs/performance.md).
+/// few cache lines of it: the counters, the ECN parameters, the mask of
+/// non-empty classes and the control queue (class 0: ACKs, NACKs, CNPs and
+/// PAUSE frames, half of a fabric's transmissions when every packet is
+/// acknowledged) share the first line, so that a control packet's enqueue and
+/// dequeue touch no other; the seven data classes' queues fill the second;
+/// the transmitter's hot fields ([`Egress`]) the third (docs/performance.md,
+/// "A switch port in three lines").
 #[repr(C, align(64))]
 pub struct SwitchPort {
     /// Bytes queued at this port, all classes.
@@ -64,12 +68,15 @@ pub struct SwitchPort {
     pub peak_bytes: u64,
     /// Bytes ever enqueued here (INT rx counter, HPCC §3.4 rxRate variant).
     pub rx_bytes: u64,
-    /// RED/ECN parameters for this port's rate; `None` = no marking.
-    pub red: Option<ecn::Red>,
+    /// RED/ECN parameters for this port's rate, [`ecn::Red::NEVER`] when it
+    /// does not mark (24 bytes where an `Option` would take 32); read through
+    /// [`Self::red`].
+    red: ecn::Red,
     /// Bit mask of non-empty classes.
     pub nonempty: u8,
     /// Last data class served (round robin).
     pub rr: u8,
+    /// Each class's FIFO, 8 bytes (8-aligned: class 0 ends the first line).
     pub queues: [PktQueue; CLASSES],
     pub eg: Egress,
 }
@@ -84,8 +91,14 @@ impl SwitchPort {
             bytes: 0,
             peak_bytes: 0,
             rx_bytes: 0,
-            red,
+            red: red.unwrap_or(ecn::Red::NEVER),
         }
+    }
+
+    /// RED/ECN parameters for this port's rate; `None` = no marking.
+    #[inline(always)]
+    pub fn red(&self) -> Option<ecn::Red> {
+        (self.red != ecn::Red::NEVER).then_some(self.red)
     }
 
     /// Tells the recorder that the queue is about to change from its current
@@ -153,6 +166,26 @@ pub(crate) mod tests {
             loss: 0.0,
         };
         SwitchPort::new(Egress::new(EgressId(0), &info, Serialization::Exact), None)
+    }
+
+    /// A packet passing through touches at most three lines of its port:
+    /// the counters, ECN parameters and control queue; the data classes'
+    /// queues; the transmitter's first line; a port without ECN reads as one (docs/performance.md, "A switch port in three lines").
+    #[test]
+    fn a_port_is_laid_out_in_three_hot_lines() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(offset_of!(SwitchPort, queues), 56);
+        assert_eq!(size_of::<PktQueue>(), 8);
+        assert_eq!(offset_of!(SwitchPort, eg), 128);
+        let mut p = port();
+        assert_eq!(p.red(), None);
+        let red = ecn::Red {
+            kmin: 5_000,
+            kmax: 200_000,
+            pmax: 0.01,
+        };
+        p = SwitchPort::new(p.eg, Some(red));
+        assert_eq!(p.red(), Some(red));
     }
 
     #[test]
