@@ -243,10 +243,10 @@ impl PacketPool {
 }
 
 /// Intrusive FIFO of packets, linked through their headers: a head and a
-/// tail, 8 bytes, so that a switch port's control queue fits beside its
-/// counters and its seven data queues in one line ([`crate::switch::SwitchPort`]).
-/// The bytes a class holds are the MMU's egress counter
-/// ([`crate::switch::mmu::Mmu`]).
+/// tail, 8 bytes, so that a switch port's control queue fits on the line of
+/// its counters and the seven data queues fill the next line
+/// ([`crate::switch::SwitchPort`]). The bytes a class holds are the MMU's
+/// egress counter ([`crate::switch::mmu::Mmu`]).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(8))]
 pub struct PktQueue {

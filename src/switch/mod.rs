@@ -170,7 +170,9 @@ pub(crate) mod tests {
 
     /// A packet passing through touches at most three lines of its port:
     /// the counters, ECN parameters and control queue; the data classes'
-    /// queues; the transmitter's first line; a port without ECN reads as one (docs/performance.md, "A switch port in three lines").
+    /// queues; the transmitter's first line (docs/performance.md, "A switch
+    /// port in three lines"). A port without ECN, which stores
+    /// `Red::NEVER`, reads as `None`; one with ECN, as its parameters.
     #[test]
     fn a_port_is_laid_out_in_three_hot_lines() {
         use std::mem::{offset_of, size_of};
