@@ -94,6 +94,10 @@ pub enum Error {
     /// The simulation stopped on a condition it detected (e.g. a PFC deadlock).
     #[error("{0}")]
     Sim(String),
+    /// A check found results that differ from the recorded ones
+    /// (`reproduce --check`): exit code 1.
+    #[error("{0}")]
+    Check(String),
 }
 
 impl Error {

@@ -1,8 +1,8 @@
 //! `rocesim reproduce`: re-run a paper's figure or table and compare.
 
 use crate::error::{Error, InputError};
-use crate::reproduce::{self, ReproduceOptions, Verdict};
-use std::path::PathBuf;
+use crate::reproduce::{self, ReproduceOptions, Verdict, verdicts};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 pub struct ReproduceArgs {
@@ -33,6 +33,19 @@ pub struct ReproduceArgs {
     /// Overwrite --doc FILE even if it is not a reproduction document.
     #[arg(long)]
     pub force: bool,
+    /// Seeds per experiment: every run's seed moved by +0, +1000, ...; a row
+    /// matches only if it matches under every seed.
+    #[arg(long, default_value_t = crate::reproduce::seeds::DEFAULT_SEEDS)]
+    pub seeds: usize,
+    /// Write the verdicts (JSON) to this file, e.g.
+    /// docs/reproduction/verdicts-quick.json; --doc writes them beside the page.
+    #[arg(long)]
+    pub verdicts: Option<PathBuf>,
+    /// Fail (exit 1) when a verdict differs from the recorded ones: those in
+    /// FILE, by default docs/reproduction/verdicts-quick.json (with --quick) or
+    /// verdicts.json.
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub check: Option<Option<PathBuf>>,
 }
 
 pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
@@ -49,8 +62,31 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     if a.jobs == Some(0) {
         return Err(InputError::new("--jobs", "", "must be at least 1").into());
     }
+    if a.seeds == 0 {
+        return Err(InputError::new("--seeds", "", "must be at least 1, e.g. 3").into());
+    }
+    let check = a
+        .check
+        .as_ref()
+        .map(|f| f.clone().unwrap_or_else(|| verdicts::committed_path(a.quick)));
+    if let Some(c) = &check
+        && !c.is_file()
+    {
+        let msg = format!(
+            "{} is not a file (valid: a verdicts file written by `rocesim reproduce --all{} --verdicts FILE`)",
+            c.display(),
+            if a.quick { " --quick" } else { "" }
+        );
+        return Err(InputError::new("--check", "", msg).into());
+    }
+    if let Some(v) = &a.verdicts
+        && v.is_dir()
+    {
+        let msg = format!("{} is a directory (valid: a JSON file name)", v.display());
+        return Err(InputError::new("--verdicts", "", msg).into());
+    }
     if let Some(doc) = &a.doc {
-        reproduce::check_doc(doc, a.force)?;
+        reproduce::doc::check_doc(doc, a.force)?;
     }
     if let Some(s) = &a.scenarios
         && !s.is_dir()
@@ -79,6 +115,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
             .clone()
             .unwrap_or_else(reproduce::default_scenarios_dir),
         progress: true,
+        seeds: a.seeds,
     };
     // Every experiment's files first: a missing one fails before anything runs.
     for exp in &exps {
@@ -112,9 +149,48 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
         );
         done.push((exp, analysis, dir, started.elapsed().as_secs_f64()));
     }
+    let judged: Vec<_> = done.iter().map(|(e, an, _, _)| (*e, an.clone())).collect();
     if let Some(doc) = &a.doc {
-        reproduce::write_doc(doc, &done, a.quick)?;
+        reproduce::doc::write_doc(doc, &done, a.quick)?;
         outln!("wrote {}", doc.display());
+        let beside = doc
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("reproduction")
+            .join(verdicts::file_name(a.quick));
+        verdicts::write(&beside, &judged, a.quick)?;
+        outln!("wrote {}", beside.display());
+    }
+    if let Some(v) = &a.verdicts {
+        verdicts::write(v, &judged, a.quick)?;
+        outln!("wrote {}", v.display());
+    }
+    let mut total = reproduce::Counts::default();
+    for (_, an) in &judged {
+        total.add(an.counts());
+    }
+    outln!(
+        "{} rows: {} match, {} partly, {} differ; {} unexplained",
+        total.rows(),
+        total.matches,
+        total.partly,
+        total.differs,
+        total.unexplained
+    );
+    if let Some(c) = &check {
+        let diffs = verdicts::differences(c, &judged, a.quick)?;
+        if !diffs.is_empty() {
+            for d in &diffs {
+                eprintln!("  {d}");
+            }
+            return Err(Error::Check(format!(
+                "{} verdict(s) differ from {}: a change moved a paper result; regenerate the \
+                 page and the verdicts in the same commit (docs/REPRODUCTION.md says how)",
+                diffs.len(),
+                c.display()
+            )));
+        }
+        outln!("verdicts agree with {}", c.display());
     }
     Ok(())
 }

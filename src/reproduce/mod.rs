@@ -5,21 +5,37 @@
 //! runnable on its own with `rocesim run`), a README there saying what the paper
 //! shows, and an [`Experiment`] here that lists its runs (scenario + overrides,
 //! full and `--quick` sizes), analyses the finished runs into the paper's figure
-//! and a comparison table of paper numbers vs ours with a verdict and the reason
-//! for any difference. Runs go in parallel across `--jobs` threads; each is
-//! deterministic, so the results do not depend on the number of jobs.
+//! and a comparison table of paper numbers vs ours with a verdict per row.
+//!
+//! Every experiment is run once per seed (`--seeds`, default 3; [`seeds`]): the
+//! same runs with every run's seed moved by the same offset, so runs that share
+//! flows keep sharing them. Each seed is analysed on its own and the rows are
+//! combined: a row matches only if it matches under every seed, and a row whose
+//! verdict changes between seeds is "partly" with the spread shown. A row that
+//! does not match quotes the paper's sentence that explains the difference
+//! ([`Quote`]) or is counted as unexplained. Runs go in parallel across `--jobs`
+//! threads; each is deterministic, so the results do not depend on the number of
+//! jobs. [`doc`] writes the comparison pages, [`verdicts`] the machine-readable
+//! verdicts that `--check` holds a new build to.
 
+pub mod doc;
 pub mod experiments;
 pub mod metrics;
+pub mod quotes;
+pub mod rule;
+pub mod seeds;
+pub mod verdicts;
 
 use crate::error::{Error, InputError};
 use crate::output::{AtomicFile, RunOutputs};
+#[cfg(test)]
 use crate::scenario::{self, Source};
 use crate::sim::RunOptions;
 use crate::units::Delta;
 use rayon::prelude::*;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+pub use rule::Rule;
 
 /// One simulation an experiment needs.
 #[derive(Clone, Debug)]
@@ -67,7 +83,7 @@ pub struct Finished {
 }
 
 /// How our number compares with the paper's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
     Matches,
     Partly,
@@ -82,7 +98,13 @@ impl Verdict {
             Verdict::Differs => "differs",
         }
     }
-    /// The overall verdict of several rows: the weakest of them.
+    pub fn from_label(s: &str) -> Option<Verdict> {
+        [Verdict::Matches, Verdict::Partly, Verdict::Differs]
+            .into_iter()
+            .find(|v| v.label() == s)
+    }
+    /// The overall verdict of several rows: matches if all match, differs if all
+    /// differ, else partly.
     pub fn overall(rows: &[Row]) -> Verdict {
         if rows.iter().all(|r| r.verdict == Verdict::Matches) {
             Verdict::Matches
@@ -94,6 +116,27 @@ impl Verdict {
     }
 }
 
+/// The paper's own words that account for a difference between its result and
+/// ours: a sentence stating a setting we cannot or do not copy, a measurement
+/// window, hardware behaviour. Quoted verbatim (a test checks the text is in the
+/// paper when ../shared/papers is present), with the section it is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quote {
+    /// e.g. "§5.1" or "§V-B3".
+    pub section: &'static str,
+    pub text: &'static str,
+}
+
+impl Quote {
+    pub const fn new(section: &'static str, text: &'static str) -> Quote {
+        Quote { section, text }
+    }
+    /// `§5.1: "text"`.
+    pub fn cite(&self) -> String {
+        format!("{}: \"{}\"", self.section, self.text)
+    }
+}
+
 /// One line of comparison.md.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -102,8 +145,72 @@ pub struct Row {
     pub paper: String,
     pub ours: String,
     pub verdict: Verdict,
-    /// Why they differ (or how the match was judged).
+    /// How the match was judged (the rule and its tolerance) and, where we
+    /// differ, why.
     pub why: String,
+    /// The number the verdict turns on (a ratio, a percentage, a count), shown
+    /// with its range over the seeds; `None` when the verdict combines several.
+    pub value: Option<f64>,
+    /// The paper's sentence that explains a difference (needed unless the row
+    /// matches; without one the row counts as unexplained).
+    pub explanation: Option<Quote>,
+    /// Per seed, filled in when the seeds' rows are combined ([`seeds`]).
+    pub seeds: Vec<seeds::SeedResult>,
+}
+
+impl Row {
+    /// A row with no value and no explanation.
+    pub fn new(
+        metric: impl Into<String>,
+        paper: impl Into<String>,
+        ours: impl Into<String>,
+        verdict: Verdict,
+        why: impl Into<String>,
+    ) -> Row {
+        Row {
+            metric: metric.into(),
+            paper: paper.into(),
+            ours: ours.into(),
+            verdict,
+            why: why.into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
+        }
+    }
+    /// A row judged by `rule` on `value`; `why` is the rule's own statement
+    /// followed by `reason` (if not empty), so the page says what the code does.
+    pub fn judged(
+        metric: impl Into<String>,
+        paper: impl Into<String>,
+        ours: impl Into<String>,
+        value: f64,
+        rule: &Rule,
+        reason: &str,
+    ) -> Row {
+        let mut why = rule.describe();
+        if !reason.is_empty() {
+            why.push_str(". ");
+            why.push_str(reason);
+        }
+        let mut r = Row::new(metric, paper, ours, rule.judge(value), why);
+        r.value = Some(value);
+        r
+    }
+    /// The number the verdict turns on.
+    pub fn value(mut self, v: f64) -> Row {
+        self.value = Some(v);
+        self
+    }
+    /// The paper's sentence that explains a difference.
+    pub fn explained(mut self, q: Quote) -> Row {
+        self.explanation = Some(q);
+        self
+    }
+    /// Not a match, and no quote from the paper says why.
+    pub fn unexplained(&self) -> bool {
+        self.verdict != Verdict::Matches && self.explanation.is_none()
+    }
 }
 
 /// What the analysis of an experiment produced.
@@ -114,6 +221,46 @@ pub struct Analysis {
     pub figures: Vec<String>,
     /// Free-form notes (setup differences, caveats).
     pub notes: Vec<String>,
+}
+
+impl Analysis {
+    /// Rows that match, partly match and differ, and rows not matching that no
+    /// quote from the paper explains.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for r in &self.rows {
+            match r.verdict {
+                Verdict::Matches => c.matches += 1,
+                Verdict::Partly => c.partly += 1,
+                Verdict::Differs => c.differs += 1,
+            }
+            if r.unexplained() {
+                c.unexplained += 1;
+            }
+        }
+        c
+    }
+}
+
+/// Row counts by verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub matches: usize,
+    pub partly: usize,
+    pub differs: usize,
+    pub unexplained: usize,
+}
+
+impl Counts {
+    pub fn rows(&self) -> usize {
+        self.matches + self.partly + self.differs
+    }
+    pub fn add(&mut self, o: Counts) {
+        self.matches += o.matches;
+        self.partly += o.partly;
+        self.differs += o.differs;
+        self.unexplained += o.unexplained;
+    }
 }
 
 pub trait Experiment: Sync {
@@ -143,6 +290,11 @@ pub fn find(id: &str) -> Result<&'static dyn Experiment, InputError> {
     })
 }
 
+/// The paper an experiment reproduces, from its id: "hpcc", "dcqcn", "rcc" or "ppfc".
+pub fn paper_of(id: &str) -> &str {
+    id.split('-').next().unwrap_or(id)
+}
+
 /// Where the experiments' scenario files live.
 pub fn default_scenarios_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/paper")
@@ -169,94 +321,67 @@ pub struct ReproduceOptions {
     pub jobs: usize,
     pub scenarios: PathBuf,
     pub progress: bool,
+    /// How many seeds each experiment runs with (at least 1).
+    pub seeds: usize,
 }
 
-/// Runs one experiment end to end; returns its analysis and output directory.
+/// Runs one experiment end to end under every seed; returns its combined
+/// analysis (figures from the first seed) and output directory.
 pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis, PathBuf), Error> {
     let dir = o.out.join(exp.id());
     let specs = exp.runs(o.quick);
+    let offsets = seeds::offsets(o.seeds);
     // Load everything first, so a bad file fails before any run starts (or any
     // directory is created).
     check_scenarios(exp, o.quick, &o.scenarios)?;
     let mut loaded = Vec::new();
-    for spec in &specs {
-        let path = o.scenarios.join(exp.id()).join(&spec.scenario);
-        let cfg = scenario::to_config(&Source::File(path), &spec.overrides)?;
-        loaded.push((spec.clone(), cfg));
+    for &offset in &offsets {
+        let mut one = Vec::new();
+        for spec in &specs {
+            let path = o.scenarios.join(exp.id()).join(&spec.scenario);
+            one.push((spec.clone(), seeds::load(&path, &spec.overrides, offset)?));
+        }
+        loaded.push(one);
     }
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let pool = thread_pool(o.jobs)?;
-    let results: Vec<Result<Finished, Error>> = pool.install(|| {
-        loaded
-            .into_par_iter()
-            .map(|(spec, cfg)| {
-                let opts = RunOptions {
-                    trace_rates: spec.trace_rates,
-                    keep_samples: spec.keep_samples,
-                    ..RunOptions::default()
-                };
-                let run_dir = dir.join("runs").join(&spec.name);
-                let started = std::time::Instant::now();
-                let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_, _, _| {})?;
-                if o.progress {
-                    eprintln!(
-                        "  {}/{}: {} flows, {:.1} s",
-                        exp.id(),
-                        spec.name,
-                        out.summary.flows_completed,
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-                Ok(Finished { spec, out })
-            })
-            .collect()
-    });
-    let finished = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let analysis = exp.analyze(&finished, &dir, o.quick)?;
-    let md = comparison_md(exp, &analysis, o.quick);
+    let mut per_seed = Vec::new();
+    // One seed at a time: an experiment's runs of one seed are in memory together.
+    for (&offset, runs) in offsets.iter().zip(loaded) {
+        let seed_dir = seeds::dir(&dir, offset);
+        std::fs::create_dir_all(&seed_dir).map_err(|e| Error::io(&seed_dir, e))?;
+        let results: Vec<Result<Finished, Error>> = pool.install(|| {
+            runs.into_par_iter()
+                .map(|(spec, cfg)| {
+                    let opts = RunOptions {
+                        trace_rates: spec.trace_rates,
+                        keep_samples: spec.keep_samples,
+                        ..RunOptions::default()
+                    };
+                    let run_dir = seed_dir.join("runs").join(&spec.name);
+                    let started = std::time::Instant::now();
+                    let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_, _, _| {})?;
+                    if o.progress {
+                        eprintln!(
+                            "  {}/{}{}: {} flows, {:.1} s",
+                            exp.id(),
+                            spec.name,
+                            seeds::label(offset),
+                            out.summary.flows_completed,
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                    Ok(Finished { spec, out })
+                })
+                .collect()
+        });
+        let finished = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+        per_seed.push(exp.analyze(&finished, &seed_dir, o.quick)?);
+    }
+    let analysis = seeds::combine(per_seed, &offsets);
+    let md = doc::comparison_md(exp, &analysis, o.quick);
     AtomicFile::write_all_to(&dir, "comparison.md", md.as_bytes())?;
     Ok((analysis, dir))
-}
-
-/// comparison.md: what was run, the table, the figures, the notes.
-pub fn comparison_md(exp: &dyn Experiment, a: &Analysis, quick: bool) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "# {}: {}\n", exp.id(), exp.title());
-    let _ = writeln!(
-        s,
-        "Source: {}. Scale: {}. Overall: **{}**.\n",
-        exp.source(),
-        if quick { "quick (scaled down)" } else { "full" },
-        Verdict::overall(&a.rows).label()
-    );
-    let _ = writeln!(s, "| metric | paper | rocesim | verdict | why |");
-    let _ = writeln!(s, "|---|---|---|---|---|");
-    // A `|` inside a cell (e.g. |x1 - x2|) would split the Markdown table.
-    let cell = |t: &str| t.replace('|', "\\|");
-    for r in &a.rows {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} |",
-            cell(&r.metric),
-            cell(&r.paper),
-            cell(&r.ours),
-            r.verdict.label(),
-            cell(&r.why)
-        );
-    }
-    if !a.figures.is_empty() {
-        let _ = writeln!(s, "\n## Figures\n");
-        for f in &a.figures {
-            let _ = writeln!(s, "![{f}]({f}.svg)\n");
-        }
-    }
-    if !a.notes.is_empty() {
-        let _ = writeln!(s, "## Notes\n");
-        for n in &a.notes {
-            let _ = writeln!(s, "* {n}");
-        }
-    }
-    s
 }
 
 /// The finished run called `name` (an analysis bug if absent).
@@ -264,94 +389,6 @@ pub fn run<'a>(runs: &'a [Finished], name: &str) -> &'a Finished {
     runs.iter()
         .find(|r| r.spec.name == name)
         .unwrap_or_else(|| panic!("experiment analysis asked for unknown run {name}"))
-}
-
-/// Collects finished experiments into one Markdown document (e.g.
-/// docs/REPRODUCTION.md); figures (SVG) are copied to `reproduction/<id>/` beside it.
-/// Experiments already in the document but not in `done` keep their sections.
-pub fn write_doc(
-    doc: &Path,
-    done: &[(&dyn Experiment, Analysis, PathBuf, f64)],
-    quick: bool,
-) -> Result<(), Error> {
-    let base = doc.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let mut sections: std::collections::BTreeMap<String, String> = read_sections(doc);
-    for (exp, a, dir, secs) in done {
-        let fig_dir = base.join("reproduction").join(exp.id());
-        std::fs::create_dir_all(&fig_dir).map_err(|e| Error::io(&fig_dir, e))?;
-        // The document links the SVGs; the PNGs stay in the run directory.
-        for f in &a.figures {
-            let from = dir.join(format!("{f}.svg"));
-            let to = fig_dir.join(format!("{f}.svg"));
-            std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
-        }
-        // One heading level down: the experiment is a section of the document.
-        let mut md: String = comparison_md(*exp, a, quick)
-            .lines()
-            .map(|l| {
-                if l.starts_with('#') {
-                    format!("#{l}\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-        for f in &a.figures {
-            md = md.replace(
-                &format!("({f}.svg)"),
-                &format!("(reproduction/{}/{f}.svg)", exp.id()),
-            );
-        }
-        let _ = writeln!(
-            md,
-            "\nRun time: {secs:.0} s ({}).\n",
-            if quick { "--quick" } else { "full" }
-        );
-        sections.insert(exp.id().to_string(), md);
-    }
-    let mut out = format!("{DOC_MARKER}\n{DOC_HEADER}");
-    let _ = writeln!(
-        out,
-        "| experiment | source | verdict | scale |\n|---|---|---|---|"
-    );
-    for e in all() {
-        if let Some(sec) = sections.get(e.id()) {
-            let verdict = sec
-                .lines()
-                .find_map(|l| l.split("Overall: **").nth(1))
-                .and_then(|r| r.split("**").next())
-                .unwrap_or("?");
-            let scale = if sec.contains("Scale: full") {
-                "full"
-            } else {
-                "quick"
-            };
-            let _ = writeln!(
-                out,
-                "| [{}](#{}) | {} | {verdict} | {scale} |",
-                e.id(),
-                e.id(),
-                e.source()
-            );
-        } else {
-            let _ = writeln!(out, "| {} | {} | not run | |", e.id(), e.source());
-        }
-    }
-    out.push('\n');
-    for e in all() {
-        if let Some(sec) = sections.get(e.id()) {
-            let _ = writeln!(out, "<a id=\"{}\"></a>\n", e.id());
-            out.push_str(sec);
-            out.push('\n');
-        }
-    }
-    AtomicFile::write_all_to(
-        &base,
-        &doc.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        out.as_bytes(),
-    )
 }
 
 /// Every scenario file `exp` needs is in `scenarios` (`--scenarios`).
@@ -376,57 +413,6 @@ pub fn check_scenarios(
     Ok(())
 }
 
-/// The line that marks a file as a reproduction document `--doc` may rewrite.
-pub const DOC_MARKER: &str = "<!-- written by `rocesim reproduce --doc`: sections are replaced when experiments are re-run -->";
-
-/// Whether `--doc FILE` may be (re)written: it does not exist yet, or it is a
-/// reproduction document (it holds [`DOC_MARKER`], or begins with the title
-/// documents had before the marker).
-pub fn check_doc(doc: &Path, force: bool) -> Result<(), InputError> {
-    if doc.is_dir() {
-        let msg = format!(
-            "{} is a directory (valid: a Markdown file name)",
-            doc.display()
-        );
-        return Err(InputError::new("--doc", "", msg));
-    }
-    if force || !doc.exists() {
-        return Ok(());
-    }
-    let text = std::fs::read_to_string(doc).unwrap_or_default();
-    if text.lines().any(|l| l == DOC_MARKER) || text.starts_with("# Reproducing the papers\n") {
-        return Ok(());
-    }
-    let msg = format!(
-        "{} exists and is not a reproduction document (it lacks the line {DOC_MARKER:?}); \
-         give a new file, or --force to overwrite it",
-        doc.display()
-    );
-    Err(InputError::new("--doc", "", msg))
-}
-
-const DOC_HEADER: &str = "# Reproducing the papers\n\n\
-Every key figure and table of the four papers, re-run with `rocesim reproduce <id>` and \
-put beside the paper's numbers. Each section says whether it was a full or a `--quick` \
-(scaled-down) run. Where we differ, the table says why; nothing here is tuned to match.\n\n\
-Regenerate everything scaled down with `rocesim reproduce --all --quick --doc docs/REPRODUCTION.md`, \
-or one section with `rocesim reproduce <id> [--quick] --doc docs/REPRODUCTION.md` (the other \
-sections are kept). The scale column says which sections come from full (paper-size) runs.\n\n";
-
-/// The existing sections of a reproduction document, by experiment id.
-fn read_sections(doc: &Path) -> std::collections::BTreeMap<String, String> {
-    let mut map = std::collections::BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(doc) else {
-        return map;
-    };
-    for part in text.split("<a id=\"").skip(1) {
-        if let Some((id, rest)) = part.split_once("\"></a>\n\n") {
-            map.insert(id.to_string(), rest.trim_end().to_string() + "\n");
-        }
-    }
-    map
-}
-
 /// Loads and validates every scenario of `runs` (tests: no simulation).
 #[cfg(test)]
 pub fn check_runs_load(id: &str, runs: &[RunSpec]) {
@@ -443,33 +429,5 @@ pub fn check_runs_load(id: &str, runs: &[RunSpec]) {
 pub fn check_all_runs_load(exp: &dyn Experiment) {
     for quick in [true, false] {
         check_runs_load(exp.id(), &exp.runs(quick));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bar_inside_a_cell_does_not_split_the_comparison_table() {
-        let a = Analysis {
-            rows: vec![Row {
-                metric: "unfairness".into(),
-                paper: "large".into(),
-                ours: "0.99".into(),
-                verdict: Verdict::Matches,
-                why: "|x1 - x2| / (x1 + x2)".into(),
-            }],
-            figures: vec![],
-            notes: vec![],
-        };
-        let md = comparison_md(all()[0], &a, true);
-        let row = md.lines().find(|l| l.starts_with("| unfairness")).unwrap();
-        // Five cells: six unescaped bars.
-        let bars = row
-            .match_indices('|')
-            .filter(|&(i, _)| i == 0 || &row[i - 1..i] != "\\")
-            .count();
-        assert_eq!(bars, 6, "{row}");
     }
 }

@@ -186,6 +186,9 @@ impl Experiment for DcqcnFig13 {
                   The byte counter (150 KB) lets the fast flow climb far more often than the \
                   1.5 ms timer lets the slow one"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "(b) fast timer (55 µs), cut-off marking".into(),
@@ -203,6 +206,9 @@ impl Experiment for DcqcnFig13 {
                   (\"the byte counter should be set large, e.g., 10MB\"); with 10 MB and \
                   g = 1/16 our flows converge slowly, by the timer's 40 Mbps steps"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "(b') fast timer with the strawman's 150 KB byte counter".into(),
@@ -216,6 +222,9 @@ impl Experiment for DcqcnFig13 {
                 Verdict::Differs
             },
             why: "matches when (b') is less fair than (b)".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "(c) RED-like marking (5 KB / 200 KB / 1%), slow timer".into(),
@@ -230,6 +239,9 @@ impl Experiment for DcqcnFig13 {
             },
             why: "matches when fair (unfairness < 0.1), partly when at least halved from (a)"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "(c) stability".into(),
@@ -244,6 +256,9 @@ impl Experiment for DcqcnFig13 {
                 Verdict::Differs
             },
             why: "matches when (c)'s 1 ms throughput changes more than 3× (b)'s".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "(d) combined (Fig. 14 parameters)".into(),
@@ -257,6 +272,9 @@ impl Experiment for DcqcnFig13 {
                 Verdict::Differs
             },
             why: "matches when fair (unfairness < 0.1); the text gives no number for (d)".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let (join, stop) = times_ms(quick);
         a.notes.push(format!(

@@ -177,6 +177,9 @@ impl Experiment for DcqcnFig16 {
             why: "matches when both the median and the 10th percentile drop by more than 30%, \
                   partly when one of them drops at all"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let within = |a: f64, b: f64| (b / a - 1.0).abs() <= 0.2;
         a.rows.push(Row {
@@ -193,6 +196,9 @@ impl Experiment for DcqcnFig16 {
                 Verdict::Differs
             },
             why: "matches when median and 10th percentile stay within ±20%".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: format!("user throughput at incast degree {k1}, DCQCN vs no DCQCN"),
@@ -206,6 +212,9 @@ impl Experiment for DcqcnFig16 {
                 Verdict::Differs
             },
             why: "matches when both the median and the tail are higher with DCQCN".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let (pz, dz) = (pf[last].pauses, dq[last].pauses);
         a.rows.push(Row {
@@ -224,6 +233,9 @@ impl Experiment for DcqcnFig16 {
                   spines' PAUSEs at least 100-fold (the paper's ratio is ~2000), partly when it \
                   cuts them at all"
                     .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let ip10 = |p: &Point| pct(&p.incast, 10.0);
         let (dq_i, pf_i) = (ip10(&dq[last]), ip10(&pf[last]));
@@ -244,6 +256,9 @@ impl Experiment for DcqcnFig16 {
                   and alpha starts at 1, so cuts from marks where user traffic crosses their path \
                   keep them low over our tens-of-ms runs (the paper's last 2 minutes)"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let worst = dq
             .iter()
@@ -266,6 +281,9 @@ impl Experiment for DcqcnFig16 {
                 "matches at ≥ 0.75 of 40/k for every degree (headers alone cap goodput at ~0.94), \
                   partly at ≥ 0.5; see the row above for why our DCQCN incast flows stay low"
                     .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let (dur, total) = scale(quick);
         a.notes.push(format!(

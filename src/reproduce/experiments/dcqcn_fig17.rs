@@ -183,6 +183,9 @@ impl Experiment for DcqcnFig17 {
                 "matches when DCQCN at 16x the load keeps at least 80% of the no-DCQCN median and \
                   10th percentile at the lowest load; partly when one of them does"
                     .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let better = dq
             .iter()
@@ -214,6 +217,9 @@ impl Experiment for DcqcnFig17 {
                 Verdict::Differs
             },
             why: "matches when both statistics are higher with DCQCN at every load".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let even = dq
             .iter()
@@ -249,6 +255,9 @@ impl Experiment for DcqcnFig17 {
             why: "matches when the incast's 10th percentile is closer to its median with DCQCN at \
                   every load"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let (dur, total) = scale(quick);
         a.notes.push(format!(

@@ -149,6 +149,9 @@ impl Experiment for DcqcnFig18 {
                      lossy setting) leaves an egress queue the whole free buffer, 1/8 a common \
                      vendor default"
                 ),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         let user_np = p10(&np8.user);
@@ -163,6 +166,9 @@ impl Experiment for DcqcnFig18 {
                 Verdict::Differs
             },
             why: "matches when more than 10% lower than DCQCN with PFC".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let between = |m: f64, lo: f64, hi: f64| m > lo && m < hi;
         let (mu, mi) = (p10(&mis.user), p10(&mis.incast));
@@ -190,6 +196,9 @@ impl Experiment for DcqcnFig18 {
             why: "matches when both lie strictly between PFC only and DCQCN with correct \
                   thresholds, partly when one does"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "misconfigured thresholds: PAUSE frames received (all devices)".into(),
@@ -206,6 +215,9 @@ impl Experiment for DcqcnFig18 {
                 Verdict::Differs
             },
             why: "the mechanism: matches when the misconfigured switches pause more".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let (dur, total) = scale(quick);
         a.notes.push(format!(

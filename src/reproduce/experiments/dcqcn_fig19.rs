@@ -83,6 +83,9 @@ impl Experiment for DcqcnFig19 {
                   between empty and above K_max every ~1.6 ms) instead of settling near the fluid \
                   model's fixed point: they start together at line rate and get identical feedback"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "95th-percentile queue, DCTCP (K = 160 KB)".into(),
@@ -94,6 +97,9 @@ impl Experiment for DcqcnFig19 {
                 Verdict::Differs
             },
             why: "judged within ±30%; DCTCP holds the queue around its marking threshold".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "DCQCN vs DCTCP queue".into(),
@@ -110,6 +116,9 @@ impl Experiment for DcqcnFig19 {
             why: "matches when both the median and the 95th percentile are shorter with DCQCN; \
                   partly when only the median is"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(format!(
             "One 40 Gbps switch, 20 senders to one receiver with long flows, queue of the receiver's \

@@ -98,6 +98,9 @@ impl Experiment for DcqcnFig20 {
                 Verdict::Differs
             },
             why: "matches when f2 is below 80% of 20 Gbps and below f1 and f3".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "f2 with RED-like marking".into(),
@@ -111,6 +114,9 @@ impl Experiment for DcqcnFig20 {
             },
             why: "matches when f2 gets more than with cut-off marking but still less than f1 and f3"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(format!(
             "The parking-lot topology reproduces Fig. 20(a)'s shape with 40 Gbps links (the S0-S1 link \

@@ -155,6 +155,9 @@ impl Experiment for DcqcnFig21 {
                 Verdict::Differs
             },
             why: "matches when 0.1% loss keeps at least 90% of the lossless throughput".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "where 4 MB throughput breaks down".into(),
@@ -178,6 +181,9 @@ impl Experiment for DcqcnFig21 {
                   packet waits for the next NACK (500 µs) or the 10 ms timeout. The NIC's real \
                   timers are not in the paper"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let by_size: Vec<String> = curves
             .iter()
@@ -202,6 +208,9 @@ impl Experiment for DcqcnFig21 {
                   size (partly otherwise: a non-monotonic spread can be sampling noise); the paper \
                   does not say in which direction or by how much"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(format!(
             "{} hosts on one 40 Gbps switch (1 µs links, 12 MB buffer, PFC on), DCQCN with Fig. \

@@ -117,6 +117,9 @@ impl Experiment for DcqcnFig3 {
             },
             why: "matches when H4's worst run beats H1-H3's best (partly: only H4's median does)"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "H4's maximum throughput".into(),
@@ -130,6 +133,9 @@ impl Experiment for DcqcnFig3 {
             why: "PFC pauses T4's ports P2-P4 alike, so H4 alone on P2 gets half the link when H1-H3 \
                   share one port; judged within ±2 Gbps"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "H1-H3 throughput".into(),
@@ -141,6 +147,9 @@ impl Experiment for DcqcnFig3 {
                 Verdict::Differs
             },
             why: "matches when H1-H3's median is below H4's".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         setup_notes(&mut a, quick);
         Ok(a)
@@ -188,6 +197,9 @@ impl Experiment for DcqcnFig8 {
                 Verdict::Differs
             },
             why: "Jain index of the four senders' median throughputs (matches at ≥ 0.99)".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "variance across runs".into(),
@@ -200,6 +212,9 @@ impl Experiment for DcqcnFig8 {
             },
             why: "matches when max - min over every sender and run is within 20% of the median"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "per-sender throughput".into(),
@@ -216,6 +231,9 @@ impl Experiment for DcqcnFig8 {
                   cut and its slow recovery (R_AI = 40 Mbps per 55 µs); the paper's 1000 back-to-back \
                   4 MB transfers run mostly in steady state (longer transfers here get closer to 10 Gbps, README). Matches at ≥ 9 Gbps, partly at ≥ 6."
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         setup_notes(&mut a, quick);
         Ok(a)

@@ -108,6 +108,9 @@ impl Experiment for DcqcnFig4 {
             },
             why: "cascading pauses from T4 reach T1's uplinks and slow every flow on them; judged within ±25%"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "victim throughput, H31 and H32 also sending".into(),
@@ -121,6 +124,9 @@ impl Experiment for DcqcnFig4 {
                 Verdict::Differs
             },
             why: "judged within ±25% (partly: it falls, but by a different amount)".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         notes(&mut a, quick);
         Ok(a)
@@ -164,6 +170,9 @@ impl Experiment for DcqcnFig9 {
                 Verdict::Differs
             },
             why: "matches when it changes by at most 10%".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "victim throughput vs PFC only".into(),
@@ -175,6 +184,9 @@ impl Experiment for DcqcnFig9 {
                 Verdict::Differs
             },
             why: "the incast senders are slowed at the source, so few pauses reach T1".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         notes(&mut a, quick);
         Ok(a)

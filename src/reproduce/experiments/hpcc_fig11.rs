@@ -193,6 +193,9 @@ impl Experiment for HpccFig11 {
                         ""
                     }
                 ),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
             let hpcc = SCHEMES
                 .iter()
@@ -220,6 +223,9 @@ impl Experiment for HpccFig11 {
                     why: "matches when HPCC is slower by 1.0-1.5x; the ratio rests on few long \
                           flows in short runs"
                         .into(),
+                    value: None,
+                    explanation: None,
+                    seeds: Vec::new(),
                 });
                 let lat: Vec<f64> = runs
                     .iter()
@@ -258,6 +264,9 @@ impl Experiment for HpccFig11 {
                           the paper's Fig. 11d an RTT; the extra over half of T (T slightly \
                           above the largest base RTT) bounds the queueing it adds"
                         .into(),
+                    value: None,
+                    explanation: None,
+                    seeds: Vec::new(),
                 });
             }
             paused_ms.push(
@@ -305,6 +314,9 @@ impl Experiment for HpccFig11 {
             why: "matches when DCQCN or TIMELY pause and HPCC and the +win variants pause at \
                   most 10% as long"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(format!(
             "Fabric and workload as HPCC §5.1/§5.3: 320 hosts, 100/400 Gbps, 1 µs links, 32 MB \

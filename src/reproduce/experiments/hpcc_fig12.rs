@@ -111,6 +111,9 @@ impl Experiment for HpccFig12 {
                 Verdict::Differs
             },
             why: "matches when the three are within 10% of each other".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let best = argmin(dcqcn);
         a.rows.push(Row {
@@ -125,6 +128,9 @@ impl Experiment for HpccFig12 {
                 Verdict::Differs
             },
             why: format!("best for DCQCN: {}", labels[best]),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let hpcc_worst = hpcc.iter().copied().fold(f64::MIN, f64::max);
         a.rows.push(Row {
@@ -144,6 +150,9 @@ impl Experiment for HpccFig12 {
             why: "matches when every HPCC variant beats DCQCN's best by more than 5%; \
                   partly when they are within 5%"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(format!(
             "Same fabric, workload and DCQCN parameters as hpcc-fig11; full runs have 5 ms of \

@@ -104,6 +104,9 @@ impl Experiment for HpccFig13 {
                 Verdict::Differs
             },
             why: "matches when the aggregate falls below 10% of its peak".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "per-RTT: how long the initial queue persists".into(),
@@ -125,6 +128,9 @@ impl Experiment for HpccFig13 {
             why: "matches when per-RTT's queue lasts at least 10% longer than the combined \
                   reaction's (the paper gives no number)"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "combined (HPCC): reaction speed and overreaction".into(),
@@ -143,6 +149,9 @@ impl Experiment for HpccFig13 {
                 "matches when it drains no later than per-RTT and the aggregate stays above 50% of \
                   its peak after the drain"
                     .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(
             "Throughput is the delivered payload rate summed over the 16 flows (5 µs bins), so line \

@@ -109,6 +109,9 @@ impl Experiment for HpccFig14 {
                 "the queue moves in whole packets ({PACKET_KB} KB on the wire here), so matches \
                  when within one packet of 4 KB"
             ),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let big = res.last().expect("W_AI = 300 B ran");
         a.rows.push(Row {
@@ -124,6 +127,9 @@ impl Experiment for HpccFig14 {
             },
             why: "matches within ±30% of 13 KB; partly when at least above the ≤ 150 B cases"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let jains: Vec<f64> = small.iter().map(|r| r.1).collect();
         a.rows.push(Row {
@@ -143,6 +149,9 @@ impl Experiment for HpccFig14 {
                 Verdict::Differs
             },
             why: "matches when the index does not fall as W_AI grows (tolerance 0.001)".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(
             "The W_AI values of the figure are not in the text; we run 25 B (the paper's choice for 100 \

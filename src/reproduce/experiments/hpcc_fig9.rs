@@ -137,6 +137,9 @@ fn long_short(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Err
             Verdict::Differs
         },
         why: "matches when back to ≥ 95% within 300 µs".into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "DCQCN long flow 2 ms after the short one leaves".into(),
@@ -151,6 +154,9 @@ fn long_short(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Err
             Verdict::Differs
         },
         why: "matches when still below 95% of the pre-join rate".into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     Ok(())
 }
@@ -203,6 +209,9 @@ fn incast(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> 
               queue overshoots further; marking at dequeue feeds back sooner. DCQCN's parameters also \
               differ (vendor values in the paper, Fig. 14 here). Judged within ±30%."
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "HPCC queue drain in the incast".into(),
@@ -218,6 +227,9 @@ fn incast(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> 
             Verdict::Partly
         },
         why: "matches when HPCC drains at least 5x faster than DCQCN".into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     Ok(())
 }
@@ -250,6 +262,9 @@ fn mice(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> {
         ours: format!("median {h50:.1} µs, p99 {h99:.1} µs (base RTT {base:.1} µs)"),
         verdict: if h50 <= 1.5 * base { Verdict::Matches } else { Verdict::Differs },
         why: "matches when the median is within 1.5x of our base RTT (our links give 4.7 µs, not 5.4)".into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "DCQCN mice latency".into(),
@@ -261,6 +276,9 @@ fn mice(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> {
             Verdict::Partly
         },
         why: "DCQCN keeps a standing queue near its marking threshold; its size depends on K_min/K_max/P_max".into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     Ok(())
 }
@@ -320,6 +338,9 @@ fn fairness(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error
                 Verdict::Differs
             },
             why: "Jain index of mean per-flow throughput in each phase after its first 20%".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
     }
     Ok(())

@@ -113,6 +113,9 @@ impl Experiment for PpfcFig10 {
             why: "matches at ≥ 1.7x; the paper does not list its fixed values, we use 5, 20, 50 \
                   and 200 µs"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let long = *good.last().unwrap_or(&0.0);
         a.rows.push(Row {
@@ -139,6 +142,9 @@ impl Experiment for PpfcFig10 {
                   loses ≥ 10 %. Over a whole 8 MB-per-sender incast the pauses are a small \
                   part of the time, so losses show less than in a short window"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(
             "`switch.pfc.ppfc.pause` (added for this figure) gives every P-PFC pause a fixed \

@@ -94,6 +94,9 @@ impl Experiment for PpfcFig16 {
                   = 200 KB, so it caps the queue near WARN at the cost of many pauses; the \
                   paper's CaPFC settings are not given"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         let red = |x: f64, y: f64| 100.0 * (1.0 - x / y.max(1e-9));
         a.rows.push(Row {
@@ -120,6 +123,9 @@ impl Experiment for PpfcFig16 {
             why: "over the whole run, not the paper's first 1500 µs (our histogram has no time \
                   axis); same CaPFC caveat as above"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(
             "The 16:1 incast of ppfc-fig6 (DCQCN, Table 2); CaPFC with WARN = 200 KB (= K_max) and \

@@ -121,6 +121,9 @@ impl Experiment for PpfcFig18 {
                       leaf-spine at 30 % load. Where no egress queue passes K_max (200 KB) \
                       P-PFC never acts, by design"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
             let el: Vec<f64> = (0..SCHEMES.len()).map(|i| cell(i, 3)).collect();
             let lo = el.iter().copied().fold(f64::INFINITY, f64::min);
@@ -135,6 +138,9 @@ impl Experiment for PpfcFig18 {
                     Verdict::Differs
                 },
                 why: "matches within ±10 %".into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         a.notes.push(format!(

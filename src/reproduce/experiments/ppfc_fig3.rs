@@ -92,6 +92,9 @@ impl Experiment for PpfcFig3 {
                 Verdict::Differs
             },
             why: "matches when P-PFC sends the fewest".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "total upstream pause time, reduced buffer vs the others".into(),
@@ -108,6 +111,9 @@ impl Experiment for PpfcFig3 {
                 Verdict::Differs
             },
             why: "pause time summed over every paused upstream port".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "total pause time, P-PFC vs unmodified PFC".into(),
@@ -119,6 +125,9 @@ impl Experiment for PpfcFig3 {
                 Verdict::Partly
             },
             why: "similar read as within ±30 %".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(format!(
             "The reduced buffer is the paper's 1.1 MB (its P-PFC peak); our P-PFC peaks at {:.0} KB \

@@ -148,6 +148,9 @@ impl Experiment for PpfcFig6 {
                       paper's exact pause bookkeeping is open (docs/models.md), which sets how \
                       far the queue climbs before DCQCN's cuts arrive"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
             a.rows.push(Row {
                 metric: format!("16:1 {}: p99 packet delay, PFC vs P-PFC", cc.to_uppercase()),
@@ -166,6 +169,9 @@ impl Experiment for PpfcFig6 {
                 why: "p99 of every data packet's one-way delay over the whole run (the paper does \
                       not say its window); follows the peak queue"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         let pfc = &stats[&name(16, "dcqcn", "standard")];
@@ -190,6 +196,9 @@ impl Experiment for PpfcFig6 {
                 why: "convergence read as the first return of the queue below K_max; matches \
                       at ≥ 40 % shorter"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         for cc in CCS {
@@ -216,6 +225,9 @@ impl Experiment for PpfcFig6 {
                 why: "matches when the peaks are within 5 % and both send ≤ 10 frames in all; \
                       the peak height itself depends on the CC's first reaction"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         a.notes.push(

@@ -99,6 +99,9 @@ impl Experiment for PpfcFig9 {
                   more than the 1 G ones. Our P-PFC pauses a port once per pause (repeat bit), \
                   so the counts are small"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "pause time per sender by speed".into(),
@@ -111,6 +114,9 @@ impl Experiment for PpfcFig9 {
                 Verdict::Differs
             },
             why: "matches when the mean pause time never falls with speed".into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.rows.push(Row {
             metric: "average throughput per sender by speed (Fig. 9a)".into(),
@@ -122,6 +128,9 @@ impl Experiment for PpfcFig9 {
                   of the egress queue) is not reproduced: we record no per-ingress queue \
                   composition"
                 .into(),
+            value: None,
+            explanation: None,
+            seeds: Vec::new(),
         });
         a.notes.push(
             "Sender speeds are their NIC link rates (an ns-3 format topology). Quick and full are \

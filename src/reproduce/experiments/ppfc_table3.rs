@@ -92,6 +92,9 @@ impl Experiment for PpfcTable3 {
                       backstop); their size depends on how P-PFC's pauses are timed and \
                       repeated, which the paper leaves open"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         write_figure(

@@ -132,6 +132,9 @@ impl Experiment for Testbed {
                       traffic is not given: ours is a cross-rack permutation of 8 MB flows \
                       starting together"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
             a.rows.push(Row {
                 metric: format!("{case}: p99 packet delay, PFC vs P-PFC"),
@@ -144,6 +147,9 @@ impl Experiment for Testbed {
                 why: "every data packet's one-way delay over the whole run (the paper: its first \
                       1700 µs)"
                     .into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
             a.rows.push(Row {
                 metric: format!("{case}: total pause time (Fig. 15)"),
@@ -155,6 +161,9 @@ impl Experiment for Testbed {
                     Verdict::Differs
                 },
                 why: "summed over every paused port of the fabric".into(),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
         }
         let stem = format!("{}-queue", self.topo);

@@ -282,6 +282,9 @@ fn rows(res: &[Res], a: &mut Analysis) {
         why: "time until every active flow stays within ±10% of its max-min share (half of \
               f1's solo goodput) for 50 µs; matches when RCC-PID is slower than RCC"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     let j = |r: &Res| jain(&r.p3);
     a.rows.push(Row {
@@ -308,6 +311,9 @@ fn rows(res: &[Res], a: &mut Analysis) {
               send at their receivers' shares, over-filling S0→S1. Matches when unfair \
               (Jain < 0.99) and the standing queue is >3x RCC's"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "RCC: fairness and queues with both parts".into(),
@@ -336,6 +342,9 @@ fn rows(res: &[Res], a: &mut Analysis) {
               flows sharing one in-network bottleneck see the same delay error, so their window \
               ratio is kept rather than equalised (docs/models.md, Findings on RCC's PID)"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "RCC congestion-type flags".into(),
@@ -351,6 +360,9 @@ fn rows(res: &[Res], a: &mut Analysis) {
         why: "constructed: f1 last-hop alone, f1 and f2 in-network once f2 starts, f3 \
               last-hop; first 10% of each phase left out"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
 }
 

@@ -431,6 +431,9 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
              95/N is {:.1}% (matches within 5%)",
             100.0 * worst_dev
         ),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     // Fairness over time: Jain per window in the phases 2-4 flows share.
     let shared = |s: &[PhaseStat]| -> Vec<f64> {
@@ -490,6 +493,9 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
              means are",
             fmt_ms(win_ms)
         ),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "HPCC Jain index while 2-4 flows share".into(),
@@ -512,6 +518,9 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
              0.988, so the ratio is listed too",
             w = fmt_ms(win_ms)
         ),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     let fair = |s: &[PhaseStat]| -> Vec<Option<f64>> {
         s.iter()
@@ -550,6 +559,9 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
              first window after every change and HPCC is not after some",
             w = fmt_ms(win_ms)
         ),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     let cv = |s: &[PhaseStat]| s.iter().map(|p| p.agg_cv).fold(0.0, f64::max);
     let agg = |s: &[PhaseStat]| {
@@ -576,6 +588,9 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
               Matches when HPCC's is 1.5x RCC's; our HPCC is steady but slow (its per-flow rates \
               drift for milliseconds after a change) and keeps the link at its η = 0.95 target"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     let conv =
         |s: &[PhaseStat]| -> Vec<Option<f64>> { s.iter().skip(1).map(|p| p.converge_us).collect() };
@@ -600,6 +615,9 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
         why: "matches when RCC converges within 20 µs (two 10 µs samples, a few RTTs of \
               8 µs) after every change and HPCC takes longer"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
 }
 

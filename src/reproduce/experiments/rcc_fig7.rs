@@ -195,6 +195,9 @@ fn rows(st: &BTreeMap<&str, Stat>, a: &mut Analysis) {
         why: "mean of the 50 µs aggregate goodput between the incast's start and its last \
               completion; a 100 Gbps link carries at most 94.2 Gbps of payload here"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     let imp = |a: f64, b: f64| 100.0 * (b - a) / b;
     a.rows.push(Row {
@@ -222,6 +225,9 @@ fn rows(st: &BTreeMap<&str, Stat>, a: &mut Analysis) {
               1000 x 200 KB through one 100 Gbps port takes ≥ 17 ms whatever the scheme, so \
               FCTs are set by the order in which the port serves the flows"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
     a.rows.push(Row {
         metric: "queue at the receiver's port".into(),
@@ -241,6 +247,9 @@ fn rows(st: &BTreeMap<&str, Stat>, a: &mut Analysis) {
         why: "our peak is the line-rate start-up burst of 1000 senders (see notes), bounded by \
               the 32 MB buffer and PFC; matches when RCC's peak stays under 100 KB"
             .into(),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     });
 }
 

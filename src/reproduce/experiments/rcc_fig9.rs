@@ -261,6 +261,9 @@ fn row(workload: &str, paper: &[Option<&str>; 3], avg: &[Vec<f64>], flows: usize
              ties (within 0.5%) in {ties}; matches when lower in all, partly when in at least \
              half"
         ),
+        value: None,
+        explanation: None,
+        seeds: Vec::new(),
     }
 }
 

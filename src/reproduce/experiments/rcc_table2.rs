@@ -100,6 +100,9 @@ impl Experiment for RccTable2 {
                         .collect::<Vec<_>>()
                         .join("/")
                 ),
+                value: None,
+                explanation: None,
+                seeds: Vec::new(),
             });
             groups.push((cc.to_string(), ours));
         }
