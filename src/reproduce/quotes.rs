@@ -19,8 +19,15 @@ macro_rules! quotes {
 }
 
 quotes! {
-    /// The DCQCN benchmark runs for two minutes; ours for tens of milliseconds.
+    // ---- HPCC (SIGCOMM'19) ----
+
+    // ---- DCQCN (SIGCOMM'15) ----
+    /// The benchmark traffic's runs last two minutes; ours tens of milliseconds.
     DCQCN_TWO_MINUTES = ("dcqcn", "§6.2", "Each run lasts for two minutes.");
+
+    // ---- RCC (ToN'23) ----
+
+    // ---- P-PFC (TPDS'20) ----
 }
 
 #[cfg(test)]
