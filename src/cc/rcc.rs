@@ -73,7 +73,9 @@ pub struct RccConfig {
     pub update_interval: Option<Delta>,
     /// Uniform noise `[-j, +j]` added to every delay sample (RCC-async, §V-D1).
     pub clock_jitter: Delta,
-    /// Floor on the window, as a rate (`W >= min_rate x T`).
+    /// Floor on the PID's window, as a rate (`W >= min_rate x T`), never above
+    /// the fair share: the paper gives no floor, and one above `C / N` would let
+    /// N flows together exceed the link.
     pub min_rate: Rate,
 }
 
@@ -158,7 +160,8 @@ impl RccGains {
     }
 }
 
-/// The window floor `min_rate x T`, in (fractional) bytes.
+/// The PID's window floor `min_rate x T`, in (fractional) bytes (capped at the
+/// fair share where it is applied).
 pub fn min_window(cfg: &RccConfig, t: Delta) -> f64 {
     (cfg.min_rate.bps_f64() / 8.0 * t.as_secs_f64()).max(1.0)
 }
@@ -257,7 +260,9 @@ impl RccCore {
             let queueing = Delta::from_secs_f64((delay - self.base).max(0.0));
             self.next_update = now + self.interval + queueing;
         }
-        let fair = fair.max(self.w_min);
+        // The floor never raises the fair share: N fair shares fill the link
+        // exactly (W = C x T / N, §III-D), so N floors must not exceed it.
+        let floor = self.w_min.min(fair);
         match variant {
             RccVariant::Ewa => {
                 self.w = fair;
@@ -273,9 +278,9 @@ impl RccCore {
                 if self.in_pid {
                     // Lines 6-9.
                     if sample {
-                        self.pid_step(delay, prev, fair);
+                        self.pid_step(delay, prev, floor, fair);
                     }
-                    self.w = self.w.clamp(self.w_min, fair);
+                    self.w = self.w.clamp(floor, fair);
                 } else if last_hop {
                     // Lines 10-11: the detection is not run, its count stands.
                     self.w = fair;
@@ -284,7 +289,7 @@ impl RccCore {
                     // Lines 13-15.
                     self.in_pid = true;
                     self.class = Congestion::InNetwork;
-                    self.pid_step(delay, prev, fair);
+                    self.pid_step(delay, prev, floor, fair);
                 } else {
                     // Lines 16-17.
                     self.w = fair;
@@ -306,17 +311,18 @@ impl RccCore {
         self.consecutive >= self.n
     }
 
-    /// Eq. (3)-(5), one step; `prev` is the previous sample, for `E(t-1)`.
-    fn pid_step(&mut self, delay: f64, prev: Option<f64>, cap: f64) {
+    /// Eq. (3)-(5), one step; `prev` is the previous sample, for `E(t-1)`;
+    /// the window stays within `[floor, cap]`.
+    fn pid_step(&mut self, delay: f64, prev: Option<f64>, floor: f64, cap: f64) {
         let e = delay - self.target;
         let e_prev = prev.map_or(0.0, |d| d - self.target);
         self.u += self.kp * e + self.kd * (e - e_prev);
-        self.w = (self.w * (1.0 - self.u.tanh())).clamp(self.w_min, cap);
+        self.w = (self.w * (1.0 - self.u.tanh())).clamp(floor, cap);
         self.pid_steps += 1;
         if self.w >= cap && self.u < 0.0 {
             self.u = 0.0; // anti-windup at the fair share
         }
-        if self.w <= self.w_min && self.u > 0.0 {
+        if self.w <= floor && self.u > 0.0 {
             self.u = 0.0; // and at the floor
         }
     }
@@ -344,7 +350,6 @@ impl RccCore {
 pub struct RccSender {
     t_s: f64,
     line_bps: f64,
-    w_min: f64,
     w_max: f64,
     window: u64,
     pacing: Rate,
@@ -364,7 +369,6 @@ impl RccSender {
         let mut s = RccSender {
             t_s: t.as_secs_f64(),
             line_bps: ctx.line_rate.bps_f64(),
-            w_min,
             w_max,
             window: 0,
             pacing: Rate(0),
@@ -374,8 +378,10 @@ impl RccSender {
         s
     }
 
+    /// The window the controller (the receiver, or `rcc-sender`'s own core)
+    /// decided; the floor is the controller's, so it is not applied again here.
     fn set_window(&mut self, w: f64) {
-        let w = w.clamp(self.w_min, self.w_max);
+        let w = w.clamp(1.0, self.w_max);
         self.window = w.round().max(1.0) as u64;
         self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
     }
@@ -471,6 +477,28 @@ mod tests {
         }
         assert!(!c.in_pid());
         assert_eq!(c.class(), Congestion::LastHop);
+    }
+
+    #[test]
+    fn the_floor_never_raises_a_fair_share_so_many_flows_fit_the_link() {
+        // 1001 flows on a 150 KB line window: each fair share is ~150 B, below
+        // the 1 KB floor. Raising them to the floor would offer 6.7x the link.
+        let mut c = core();
+        let fair = 150_000.0 / 1001.0;
+        let w = c.on_sample(us(0), 4e-6, fair, true, RccVariant::Full);
+        assert_eq!(w, fair);
+        // In PID too the window stays within the fair share.
+        for k in 0..6 {
+            c.on_sample(us(20 * k), 9e-6, fair, false, RccVariant::Full);
+        }
+        assert!(c.in_pid());
+        assert!(c.window() <= fair, "{} > {fair}", c.window());
+        // With a fair share above the floor, PID's cuts stop at the floor.
+        let mut c = core();
+        for k in 0..40 {
+            c.on_sample(us(20 * k), 20e-6, 50_000.0, false, RccVariant::Full);
+        }
+        assert_eq!(c.window(), 1_000.0);
     }
 
     #[test]

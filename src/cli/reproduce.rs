@@ -65,10 +65,10 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Error> {
     if a.seeds == 0 {
         return Err(InputError::new("--seeds", "", "must be at least 1, e.g. 3").into());
     }
-    let check = a
-        .check
-        .as_ref()
-        .map(|f| f.clone().unwrap_or_else(|| verdicts::committed_path(a.quick)));
+    let check = a.check.as_ref().map(|f| {
+        f.clone()
+            .unwrap_or_else(|| verdicts::committed_path(a.quick))
+    });
     if let Some(c) = &check
         && !c.is_file()
     {

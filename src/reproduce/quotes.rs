@@ -20,6 +20,8 @@ macro_rules! quotes {
 
 quotes! {
     // ---- HPCC (SIGCOMM'19) ----
+    /// The testbed's DCQCN is a vendor's, of which the paper names two timers only.
+    HPCC_VENDOR_TIMERS = ("hpcc", "§2.3", "$T_i = 300\\mu s$ ,  $T_d = 4\\mu s$  is a vendor's default");
 
     // ---- DCQCN (SIGCOMM'15) ----
     /// The benchmark traffic's runs last two minutes; ours tens of milliseconds.

@@ -148,7 +148,11 @@ fn combine_row(rows: Vec<Option<Row>>, offsets: &[u64]) -> Row {
             .iter()
             .zip(&seeds)
             .map(|(r, s)| {
-                let v = if r.is_some() { s.verdict.label() } else { "no row" };
+                let v = if r.is_some() {
+                    s.verdict.label()
+                } else {
+                    "no row"
+                };
                 format!("+{}: {v}", s.offset)
             })
             .collect();
@@ -230,10 +234,8 @@ mod tests {
             vec![
                 analysis(vec![row("m", Verdict::Matches, 2.0, "a")]),
                 analysis(vec![
-                    row("m", Verdict::Differs, 1.0, "b").explained(super::super::Quote::new(
-                        "§1",
-                        "because",
-                    )),
+                    row("m", Verdict::Differs, 1.0, "b")
+                        .explained(super::super::Quote::new("§1", "because")),
                 ]),
             ],
             &offsets(2),

@@ -109,7 +109,12 @@ pub fn write(path: &Path, done: &[(&dyn Experiment, Analysis)], quick: bool) -> 
     for (exp, a) in done {
         rows.extend(rows_of(*exp, a, quick));
     }
-    let order = |id: &str| all().iter().position(|e| e.id() == id).unwrap_or(usize::MAX);
+    let order = |id: &str| {
+        all()
+            .iter()
+            .position(|e| e.id() == id)
+            .unwrap_or(usize::MAX)
+    };
     // Stable: the rows of one experiment keep their order.
     rows.sort_by_key(|r| order(&r.experiment));
     let file = VerdictsFile {
@@ -131,7 +136,11 @@ pub fn write(path: &Path, done: &[(&dyn Experiment, Analysis)], quick: bool) -> 
 /// The differences between `done`'s verdicts and those recorded in `path`, one
 /// line each ("ppfc-fig6 / 16:1 DCQCN: peak queue: recorded matches, now
 /// partly"); empty when they agree. Only the experiments in `done` are compared.
-pub fn differences(path: &Path, done: &[(&dyn Experiment, Analysis)], quick: bool) -> Result<Vec<String>, Error> {
+pub fn differences(
+    path: &Path,
+    done: &[(&dyn Experiment, Analysis)],
+    quick: bool,
+) -> Result<Vec<String>, Error> {
     let Some(recorded) = read(path)? else {
         let msg = format!(
             "{} does not exist (valid: a verdicts file written by `rocesim reproduce --all{} --verdicts FILE`)",
@@ -151,7 +160,10 @@ pub fn differences(path: &Path, done: &[(&dyn Experiment, Analysis)], quick: boo
             .collect();
         for r in &now {
             match then.iter().find(|t| t.row == r.row) {
-                None => out.push(format!("{} / {}: new row ({})", r.experiment, r.row, r.verdict)),
+                None => out.push(format!(
+                    "{} / {}: new row ({})",
+                    r.experiment, r.row, r.verdict
+                )),
                 Some(t) if t.scale != scale => out.push(format!(
                     "{} / {}: recorded at {} scale, now run at {scale}",
                     r.experiment, r.row, t.scale
@@ -165,7 +177,10 @@ pub fn differences(path: &Path, done: &[(&dyn Experiment, Analysis)], quick: boo
         }
         for t in &then {
             if !now.iter().any(|r| r.row == t.row) {
-                out.push(format!("{} / {}: recorded row is gone", t.experiment, t.row));
+                out.push(format!(
+                    "{} / {}: recorded row is gone",
+                    t.experiment, t.row
+                ));
             }
         }
     }
@@ -226,12 +241,17 @@ mod tests {
         assert_eq!(f.rows.len(), 1);
         assert_eq!(f.rows[0].explanation, None, "a match needs no explanation");
         assert_eq!(f.rows[0].scale, "quick");
-        assert!(differences(&path, &[(exp, analysis(Verdict::Matches))], true)
-            .unwrap()
-            .is_empty());
+        assert!(
+            differences(&path, &[(exp, analysis(Verdict::Matches))], true)
+                .unwrap()
+                .is_empty()
+        );
         let d = differences(&path, &[(exp, analysis(Verdict::Partly))], true).unwrap();
         assert_eq!(d.len(), 1);
-        assert!(d[0].ends_with("peak queue: recorded matches, now partly"), "{d:?}");
+        assert!(
+            d[0].ends_with("peak queue: recorded matches, now partly"),
+            "{d:?}"
+        );
         let d = differences(&path, &[(exp, analysis(Verdict::Matches))], false).unwrap();
         assert!(d[0].contains("recorded at quick scale"), "{d:?}");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -239,11 +259,19 @@ mod tests {
 
     #[test]
     fn writing_keeps_the_rows_of_experiments_not_rerun() {
-        let dir = std::env::temp_dir().join(format!("rocesim-verdicts-keep-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("rocesim-verdicts-keep-{}", std::process::id()));
         let path = dir.join("v.json");
         let (a, b) = (all()[0], all()[1]);
-        write(&path, &[(b, analysis(Verdict::Partly)), (a, analysis(Verdict::Matches))], false)
-            .unwrap();
+        write(
+            &path,
+            &[
+                (b, analysis(Verdict::Partly)),
+                (a, analysis(Verdict::Matches)),
+            ],
+            false,
+        )
+        .unwrap();
         write(&path, &[(b, analysis(Verdict::Matches))], false).unwrap();
         let f = read(&path).unwrap().unwrap();
         let got: Vec<(&str, &str)> = f

@@ -26,7 +26,10 @@ fn hpcc_fig9_quick_writes_figures_and_a_comparison_against_the_paper() {
     let md = std::fs::read_to_string(dir.join("comparison.md")).unwrap();
     assert!(md.contains("| metric | paper | rocesim | verdict | how judged; why |"));
     assert!(md.contains("Seeds: 2"), "both seeds judged");
-    assert!(a.rows.iter().all(|r| r.seeds.len() == 2), "every row over both seeds");
+    assert!(
+        a.rows.iter().all(|r| r.seeds.len() == 2),
+        "every row over both seeds"
+    );
     // The second seed ran the same runs with their seeds moved.
     assert!(dir.join("seed+1000/runs/incast-hpcc/fct.csv").exists());
     assert!(md.contains("550 KB"), "the paper's numbers are quoted");
