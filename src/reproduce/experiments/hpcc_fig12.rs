@@ -4,7 +4,7 @@
 
 use super::hpcc_fig11::{argmin, draw_fct, fat_tree_run, listing, load_runs, short_long_p95};
 use crate::error::Error;
-use crate::reproduce::{Analysis, Experiment, Finished, Row, RunSpec, Verdict};
+use crate::reproduce::{Analysis, Experiment, Finished, Row, Rule, RunSpec};
 use std::path::Path;
 
 pub struct HpccFig12;
@@ -99,61 +99,48 @@ impl Experiment for HpccFig12 {
         }
         let (dcqcn, hpcc) = (&short_by_cc[0], &short_by_cc[1]);
         let s = spread(hpcc);
-        a.rows.push(Row {
-            metric: "HPCC: p95 slowdown of flows < 120 KB by flow control".into(),
-            paper: "with HPCC, different flow control schemes do not affect the performance".into(),
-            ours: format!("{} (spread {:.0}%)", listing(&labels, hpcc, 2), s * 100.0),
-            verdict: if s <= 0.1 {
-                Verdict::Matches
-            } else if s <= 0.3 {
-                Verdict::Partly
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when the three are within 10% of each other".into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
+        a.rows.push(Row::judged(
+            "HPCC: p95 slowdown of flows < 120 KB by flow control",
+            "with HPCC, different flow control schemes do not affect the performance",
+            format!("{} (spread {:.0}%)", listing(&labels, hpcc, 2), s * 100.0),
+            s * 100.0,
+            &Rule::at_most(10.0, " %")
+                .partly(30.0)
+                .of("spread of the three (largest / smallest - 1)"),
+            "",
+        ));
         let best = argmin(dcqcn);
-        a.rows.push(Row {
-            metric: "DCQCN: p95 slowdown of flows < 120 KB by flow control".into(),
-            paper: "a better flow control improves DCQCN; IRN (its fixed window limits \
-                    in-flight bytes) does best"
-                .into(),
-            ours: listing(&labels, dcqcn, 2),
-            verdict: if labels[best] == "IRN" {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: format!("best for DCQCN: {}", labels[best]),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
+        // IRN's lead over the next-best flow control (< 1: another one is best).
+        let next = (0..dcqcn.len())
+            .filter(|&i| labels[i] != "IRN")
+            .map(|i| dcqcn[i])
+            .fold(f64::INFINITY, f64::min);
+        let irn = labels.iter().position(|l| *l == "IRN").expect("an IRN run");
+        a.rows.push(Row::judged(
+            "DCQCN: p95 slowdown of flows < 120 KB by flow control",
+            "a better flow control improves DCQCN; IRN (its fixed window limits \
+             in-flight bytes) does best",
+            listing(&labels, dcqcn, 2),
+            next / dcqcn[irn],
+            &Rule::at_least(1.1, "x")
+                .partly(1.0)
+                .of("the next-best flow control's p95 / IRN's"),
+            &format!("best for DCQCN: {}", labels[best]),
+        ));
         let hpcc_worst = hpcc.iter().copied().fold(f64::MIN, f64::max);
-        a.rows.push(Row {
-            metric: "DCQCN's best vs HPCC".into(),
-            paper: "even with IRN, DCQCN still cannot match HPCC's performance".into(),
-            ours: format!(
+        a.rows.push(Row::judged(
+            "DCQCN's best vs HPCC",
+            "even with IRN, DCQCN still cannot match HPCC's performance",
+            format!(
                 "DCQCN best {:.2} vs HPCC worst {:.2}",
                 dcqcn[best], hpcc_worst
             ),
-            verdict: if dcqcn[best] > 1.05 * hpcc_worst {
-                Verdict::Matches
-            } else if dcqcn[best] >= hpcc_worst / 1.05 {
-                Verdict::Partly
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when every HPCC variant beats DCQCN's best by more than 5%; \
-                  partly when they are within 5%"
-                .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
+            dcqcn[best] / hpcc_worst,
+            &Rule::at_least(1.05, "x")
+                .partly(1.0 / 1.05)
+                .of("DCQCN's best p95 / HPCC's worst"),
+            "",
+        ));
         a.notes.push(format!(
             "Same fabric, workload and DCQCN parameters as hpcc-fig11; full runs have 5 ms of \
              arrivals{}. Lossy runs: PFC off, egress dynamic threshold alpha = 1 (HPCC §5.3 \

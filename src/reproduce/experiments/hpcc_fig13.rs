@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::plot::{AxisSpec, Figure, LineChart, Series, write_figure};
 use crate::reproduce::metrics::{queue_of, throughput};
-use crate::reproduce::{Analysis, Experiment, Finished, Row, RunSpec, Verdict, run};
+use crate::reproduce::{Analysis, Experiment, Finished, Row, Rule, RunSpec, Verdict, run};
 use crate::units::Delta;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -87,72 +87,53 @@ impl Experiment for HpccFig13 {
             a.figures.push(stem.into());
         }
         let (pa, pr, c) = (st["per-ack"], st["per-rtt"], st["combined"]);
-        a.rows.push(Row {
-            metric: "per-ACK: aggregate throughput after the first queue drains".into(),
-            paper:
-                "\"incurs a significant overreaction, so the aggregate throughput soon drops to \
-                    almost 0 and then oscillates\""
-                    .into(),
-            ours: format!(
+        a.rows.push(Row::judged(
+            "per-ACK: aggregate throughput after the first queue drains",
+            "\"incurs a significant overreaction, so the aggregate throughput soon drops to \
+             almost 0 and then oscillates\"",
+            format!(
                 "min {:.1} Gbps, mean {:.1} Gbps over the next 200 µs (peak {:.1} Gbps); \
                  queue first drained at {:.0} µs",
                 pa.min_after, pa.mean_after, pa.peak, pa.drain_us
             ),
-            verdict: if pa.min_after < 0.1 * pa.peak {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when the aggregate falls below 10% of its peak".into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "per-RTT: how long the initial queue persists".into(),
-            paper: "\"reacts to the queue slowly ... As a result, the long queue persists for a long \
-                    time\""
-                .into(),
-            ours: format!(
+            100.0 * pa.min_after / pa.peak,
+            &Rule::at_most(10.0, " %").of("the lowest 5 µs aggregate in the 200 µs after the drain, % of the peak"),
+            "",
+        ));
+        a.rows.push(Row::judged(
+            "per-RTT: how long the initial queue persists",
+            "\"reacts to the queue slowly ... As a result, the long queue persists for a long \
+             time\"",
+            format!(
                 "queue above 10 KB until {:.0} µs (combined: {:.0} µs, per-ACK: {:.0} µs); mean queue \
                  over the first 200 µs {:.0} KB (combined {:.0} KB)",
                 pr.drain_us, c.drain_us, pa.drain_us, pr.mean_q, c.mean_q
             ),
-            verdict: if pr.drain_us >= 1.1 * c.drain_us {
-                Verdict::Matches
-            } else if pr.drain_us > c.drain_us {
-                Verdict::Partly
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when per-RTT's queue lasts at least 10% longer than the combined \
-                  reaction's (the paper gives no number)"
-                .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "combined (HPCC): reaction speed and overreaction".into(),
-            paper: "\"achieves fast reaction without overreaction\"".into(),
-            ours: format!(
-                "queue drained at {:.0} µs (per-RTT {:.0} µs); afterwards min {:.1} Gbps, mean \
-                 {:.1} Gbps (peak {:.1})",
-                c.drain_us, pr.drain_us, c.min_after, c.mean_after, c.peak
-            ),
-            verdict: if c.drain_us <= pr.drain_us && c.min_after >= 0.5 * c.peak {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why:
+            pr.drain_us / c.drain_us,
+            &Rule::at_least(1.1, "x")
+                .partly(1.0)
+                .of("per-RTT's time until the queue is last above 10 KB / the combined reaction's"),
+            "the paper gives no number",
+        ));
+        a.rows.push(
+            Row::new(
+                "combined (HPCC): reaction speed and overreaction",
+                "\"achieves fast reaction without overreaction\"",
+                format!(
+                    "queue drained at {:.0} µs (per-RTT {:.0} µs); afterwards min {:.1} Gbps, mean \
+                     {:.1} Gbps (peak {:.1})",
+                    c.drain_us, pr.drain_us, c.min_after, c.mean_after, c.peak
+                ),
+                if c.drain_us <= pr.drain_us && c.min_after >= 0.5 * c.peak {
+                    Verdict::Matches
+                } else {
+                    Verdict::Differs
+                },
                 "matches when it drains no later than per-RTT and the aggregate stays above 50% of \
-                  its peak after the drain"
-                    .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
+                 its peak after the drain",
+            )
+            .value(100.0 * c.min_after / c.peak),
+        );
         a.notes.push(
             "Throughput is the delivered payload rate summed over the 16 flows (5 µs bins), so line \
              rate shows as ~91 Gbps of goodput (headers and HPCC's 42-byte INT overhead excluded)."
