@@ -21,13 +21,18 @@ macro_rules! quotes {
 quotes! {
     // ---- HPCC (SIGCOMM'19) ----
     /// The testbed's DCQCN is a vendor's, of which the paper names two timers only.
-    HPCC_VENDOR_TIMERS = ("hpcc", "§2.3", "$T_i = 300\\mu s$ ,  $T_d = 4\\mu s$  is a vendor's default");
+    HPCC_VENDOR_TIMERS = ("hpcc", "§2.3", "$T_i = 300\\mu s$ ,  $T_d = 4\\mu s$  is a vendor’s default");
 
     // ---- DCQCN (SIGCOMM'15) ----
     /// The benchmark traffic's runs last two minutes; ours tens of milliseconds.
     DCQCN_TWO_MINUTES = ("dcqcn", "§6.2", "Each run lasts for two minutes.");
 
     // ---- RCC (ToN'23) ----
+    /// Every connection starts at line rate: 1000 simultaneous ones burst.
+    RCC_LINE_RATE_START = ("rcc", "§III-C", "Besides, each connection starts at line rate.");
+    /// The comparators' numbers come from others' code, whose parameters the
+    /// paper does not list (only that it used "the parameters suggested").
+    RCC_COMPARATOR_CODE = ("rcc", "§V-A", "We use the open-source code of DCQCN [47], Homa [48] and HPCC");
 
     // ---- P-PFC (TPDS'20) ----
 }

@@ -175,7 +175,10 @@ impl Experiment for HpccFig11 {
             let (short, long): (Vec<f64>, Vec<f64>) = runs.iter().map(short_long_p95).unzip();
             let best = argmin(&short);
             let flows = select_flows(&runs[0], Some(WORKLOAD_DPORT)).len();
-            let hpcc_at = SCHEMES.iter().position(|c| *c == "hpcc").expect("hpcc runs");
+            let hpcc_at = SCHEMES
+                .iter()
+                .position(|c| *c == "hpcc")
+                .expect("hpcc runs");
             let next = short
                 .iter()
                 .enumerate()
@@ -293,7 +296,11 @@ impl Experiment for HpccFig11 {
             "large-scale PFC pauses only with DCQCN and TIMELY; adding a window \
              reduces PFCs to almost zero",
             format!("{} ms", listing(&SCHEMES, p, 3)),
-            if worst > 0.0 { loudest_quiet / worst } else { f64::NAN },
+            if worst > 0.0 {
+                loudest_quiet / worst
+            } else {
+                f64::NAN
+            },
             &Rule::at_most(0.1, "")
                 .partly(0.5)
                 .of("the longest pause time of HPCC and the +win variants / DCQCN's or TIMELY's"),

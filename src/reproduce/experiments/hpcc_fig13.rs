@@ -97,7 +97,8 @@ impl Experiment for HpccFig13 {
                 pa.min_after, pa.mean_after, pa.peak, pa.drain_us
             ),
             100.0 * pa.min_after / pa.peak,
-            &Rule::at_most(10.0, " %").of("the lowest 5 µs aggregate in the 200 µs after the drain, % of the peak"),
+            &Rule::at_most(10.0, " %")
+                .of("the lowest 5 µs aggregate in the 200 µs after the drain, % of the peak"),
             "",
         ));
         a.rows.push(Row::judged(

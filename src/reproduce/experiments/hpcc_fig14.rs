@@ -98,7 +98,9 @@ impl Experiment for HpccFig14 {
                 .collect::<Vec<_>>()
                 .join("; "),
             worst_small,
-            &Rule::at_most(4.0 + PACKET_KB, " KB").partly(8.0).of("the largest p95"),
+            &Rule::at_most(4.0 + PACKET_KB, " KB")
+                .partly(8.0)
+                .of("the largest p95"),
             &format!(
                 "the queue moves in whole packets ({PACKET_KB} KB on the wire here), so 4 KB plus \
                  one packet"
@@ -139,7 +141,8 @@ impl Experiment for HpccFig14 {
                     .join(", ")
             ),
             fall,
-            &Rule::at_most(0.001, "").of("the largest fall of the Jain index from one W_AI to the next larger"),
+            &Rule::at_most(0.001, "")
+                .of("the largest fall of the Jain index from one W_AI to the next larger"),
             "",
         ));
         a.notes.push(

@@ -25,6 +25,7 @@ mod ppfc_fig6;
 mod ppfc_fig9;
 mod ppfc_table3;
 mod ppfc_topos;
+mod rcc_common;
 mod rcc_fig15;
 mod rcc_fig6;
 mod rcc_fig7;

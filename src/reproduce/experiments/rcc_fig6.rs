@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::output::FctRecord;
 use crate::plot::{AxisSpec, Figure, LineChart, Series, write_figure};
 use crate::reproduce::metrics::{jain, mean_between, pct, throughput};
-use crate::reproduce::{Analysis, Experiment, Finished, Row, RunSpec, Verdict, run};
+use crate::reproduce::{Analysis, Experiment, Finished, Row, Rule, RunSpec, Verdict, run};
 use crate::units::Delta;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,9 +33,10 @@ impl Experiment for RccFig6 {
     fn runs(&self, quick: bool) -> Vec<RunSpec> {
         let mut v = Vec::new();
         for cc in SCHEMES {
-            let mut r = RunSpec::new(cc, "convergence.toml")
-                .set(format!("cc.algorithm={cc}"))
-                .rates(Delta::from_us(10));
+            let mut r = super::rcc_common::with_scheme(
+                RunSpec::new(cc, "convergence.toml").rates(Delta::from_us(10)),
+                cc,
+            );
             if quick {
                 for i in 0..4 {
                     r = r
@@ -251,9 +252,11 @@ struct PhaseStat {
     from_ms: f64,
     /// Mean per-flow goodput (Gbps) after the first 20% of the phase.
     per_flow: Vec<f64>,
-    jain: f64,
     /// Coefficient of variation of the aggregate goodput over the same window.
     agg_cv: f64,
+    /// Mean over the flows of the coefficient of variation of each flow's
+    /// goodput in `win_ms` windows after the first 20% of the phase.
+    flow_cv: f64,
     /// Convergence time (µs) after the phase starts; `None` = never.
     converge_us: Option<f64>,
     /// Jain index of the flows' goodput in each full `win_ms` window from the
@@ -299,6 +302,15 @@ pub(super) fn window_means(
                 .collect()
         })
         .collect()
+}
+
+/// Coefficient of variation (standard deviation / mean; 0 for no or zero values).
+fn cv(v: &[f64]) -> f64 {
+    let m = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    if m <= 0.0 {
+        return 0.0;
+    }
+    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt() / m
 }
 
 /// Largest over smallest of the flows' goodputs (1 = equal; infinite when one
@@ -355,6 +367,11 @@ fn phase_stats(
             let refs: Vec<&[(f64, f64)]> = aligned.iter().map(|s| s.as_slice()).collect();
             let means = window_means(&series, p.from_ms, p.to_ms, win_ms);
             let window_jain: Vec<f64> = means.iter().map(|m| jain(m)).collect();
+            let steady = window_means(&series, lo, hi, win_ms);
+            let flow_cv = (0..p.flows.len())
+                .map(|i| cv(&steady.iter().map(|w| w[i]).collect::<Vec<_>>()))
+                .sum::<f64>()
+                / p.flows.len().max(1) as f64;
             let mut spreads: Vec<f64> = means.iter().map(|m| spread(m)).collect();
             spreads.sort_by(f64::total_cmp);
             PhaseStat {
@@ -363,9 +380,9 @@ fn phase_stats(
                 fair_after_ms: fair_after_ms(&window_jain, win_ms, FAIR_JAIN),
                 median_spread: spreads.get(spreads.len() / 2).copied().unwrap_or(1.0),
                 window_jain,
-                jain: jain(&per_flow),
                 per_flow,
                 agg_cv: if m > 0.0 { sd / m } else { 0.0 },
+                flow_cv,
                 converge_us: convergence_ms(&refs, mean, 0.1, 5, p.from_ms, p.to_ms)
                     .map(|ms| ms * 1e3),
             }
@@ -405,6 +422,10 @@ fn fmt_us(c: Option<f64>) -> String {
     c.map_or("never".into(), |u| format!("{u:.0}"))
 }
 
+/// Largest / smallest flow (median window) above which a phase's flows do not
+/// have the fair share: 20 % apart is plain on a goodput plot.
+const UNFAIR_SPREAD: f64 = 1.2;
+
 fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
     let rcc = &stats["rcc"];
     let hpcc = &stats["hpcc"];
@@ -417,58 +438,28 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
         worst_dev = worst_dev.max((mean - want).abs() / want);
         shown.push(format!("N={}: {:.1}", p.n, mean));
     }
-    a.rows.push(Row {
-        metric: "RCC per-flow goodput (Gbps) in each phase".into(),
-        paper: "\"each flow's goodput quickly converges to ~100 x 0.95 / N Gbps\"".into(),
-        ours: shown.join(", "),
-        verdict: if worst_dev <= 0.05 {
-            Verdict::Matches
-        } else {
-            Verdict::Partly
-        },
-        why: format!(
-            "mean per-flow goodput after the first 20% of each phase; worst deviation from \
-             95/N is {:.1}% (matches within 5%)",
-            100.0 * worst_dev
+    a.rows.push(Row::judged(
+        "RCC per-flow goodput (Gbps) in each phase",
+        "\"each flow's goodput quickly converges to ~100 x 0.95 / N Gbps\"",
+        shown.join(", "),
+        100.0 * worst_dev,
+        &Rule::at_most(5.0, " %").partly(15.0).of(
+            "worst deviation of a phase's mean per-flow goodput (after its first 20%) from 95/N",
         ),
-        value: None,
-        explanation: None,
-        seeds: Vec::new(),
-    });
-    // Fairness over time: Jain per window in the phases 2-4 flows share.
+        "",
+    ));
     let shared = |s: &[PhaseStat]| -> Vec<f64> {
         s.iter()
             .filter(|p| p.n >= 2)
             .flat_map(|p| p.window_jain.iter().copied())
             .collect()
     };
-    let phase_jain = |s: &[PhaseStat]| {
-        let v: Vec<f64> = s.iter().filter(|p| p.n >= 2).map(|p| p.jain).collect();
-        (
-            v.iter().copied().fold(1.0, f64::min),
-            v.iter().copied().fold(0.0, f64::max),
-        )
-    };
-    let (rw, hw) = (shared(rcc), shared(hpcc));
-    let persistent = |s: &[PhaseStat]| {
-        s.iter().filter(|p| p.n >= 2).any(|p| {
-            let bad = p.window_jain.iter().filter(|&&j| j < FAIR_JAIN).count();
-            !p.window_jain.is_empty() && 2 * bad >= p.window_jain.len()
-        })
-    };
     let lowest = |v: &[f64]| v.iter().copied().fold(1.0, f64::min);
     let below = |v: &[f64]| v.iter().filter(|&&j| j < FAIR_JAIN).count();
-    let describe = |v: &[f64], s: &[PhaseStat]| {
-        let (lo, hi) = phase_jain(s);
-        let worst_spread = s
-            .iter()
-            .filter(|p| p.n >= 2)
-            .map(|p| p.median_spread)
-            .fold(1.0, f64::max);
+    let (rw, hw) = (shared(rcc), shared(hpcc));
+    let jain_text = |v: &[f64]| {
         format!(
-            "per {}: min {:.3}, median {:.3}, {} of {} windows < {FAIR_JAIN}; phase means \
-             {lo:.3} ~ {hi:.3}; largest / smallest flow {worst_spread:.2} (median window of the \
-             worst phase)",
+            "per {}: min {:.3}, median {:.3}, {} of {} windows < {FAIR_JAIN}",
             fmt_ms(win_ms),
             lowest(v),
             pct(v, 50.0),
@@ -476,52 +467,49 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
             v.len()
         )
     };
-    a.rows.push(Row {
-        metric: "RCC Jain index while 2-4 flows share".into(),
-        paper: "0.998 ~ 0.999, \"better fairness even in a short time scale\"".into(),
-        ours: describe(&rw, rcc),
-        verdict: if lowest(&rw) >= 0.99 {
-            Verdict::Matches
-        } else if phase_jain(rcc).0 >= 0.99 {
-            Verdict::Partly
-        } else {
-            Verdict::Differs
-        },
-        why: format!(
-            "Jain index of the flows' goodput in every full {} window of each phase (fairness \
-             over time); matches when every window is ≥ 0.99, partly when only the phase \
-             means are",
+    a.rows.push(Row::judged(
+        "RCC Jain index while 2-4 flows share",
+        "0.998 ~ 0.999, \"better fairness even in a short time scale\"",
+        jain_text(&rw),
+        lowest(&rw),
+        &Rule::at_least(0.99, "").partly(0.95).of(format!(
+            "the lowest Jain index of the flows' goodput over every full {} window of the phases",
             fmt_ms(win_ms)
+        )),
+        "",
+    ));
+    // Per shared phase: how far apart the flows are in its median window.
+    let spreads = |s: &[PhaseStat]| -> Vec<(usize, f64)> {
+        s.iter()
+            .filter(|p| p.n >= 2)
+            .map(|p| (p.n, p.median_spread))
+            .collect()
+    };
+    let hs = spreads(hpcc);
+    let unfair = hs.iter().filter(|(_, x)| *x >= UNFAIR_SPREAD).count();
+    let list = |v: &[(usize, f64)]| {
+        v.iter()
+            .map(|(n, x)| format!("N={n}: {x:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    a.rows.push(Row::judged(
+        "HPCC: do the flows get their fair share while 2-4 share the link?",
+        "\"flows in HPCC can not get the fair share under a various number of concurrency\"",
+        format!(
+            "largest / smallest flow in the median {} window of each phase: {} (RCC: {}); {}",
+            fmt_ms(win_ms),
+            list(&hs),
+            list(&spreads(rcc)),
+            jain_text(&hw)
         ),
-        value: None,
-        explanation: None,
-        seeds: Vec::new(),
-    });
-    a.rows.push(Row {
-        metric: "HPCC Jain index while 2-4 flows share".into(),
-        paper: "\"flows in HPCC can not get the fair share under a various number of \
-                concurrency\""
-            .into(),
-        ours: describe(&hw, hpcc),
-        verdict: if persistent(hpcc) && lowest(&hw) < lowest(&rw) {
-            Verdict::Matches
-        } else if below(&hw) > 0 && lowest(&hw) < lowest(&rw) {
-            Verdict::Partly
-        } else {
-            Verdict::Differs
-        },
-        why: format!(
-            "matches when HPCC stays unfair (Jain < {FAIR_JAIN} in at least half the {w} \
-             windows of some phase) and its worst is below RCC's; partly when its Jain index \
-             drops below {FAIR_JAIN} only for a while after a change (the next row). Jain is \
-             forgiving: a largest / smallest ratio of 1.25 between two flows is still Jain \
-             0.988, so the ratio is listed too",
-            w = fmt_ms(win_ms)
-        ),
-        value: None,
-        explanation: None,
-        seeds: Vec::new(),
-    });
+        unfair as f64,
+        &Rule::at_least(2.0, " phases").partly(1.0).of(format!(
+            "phases in which HPCC's flows are at least {UNFAIR_SPREAD}x apart (\"a various \
+             number of concurrency\": more than one)"
+        )),
+        "",
+    ));
     let fair = |s: &[PhaseStat]| -> Vec<Option<f64>> {
         s.iter()
             .filter(|p| p.n >= 2)
@@ -540,58 +528,57 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    a.rows.push(Row {
-        metric: format!("time to Jain ≥ {FAIR_JAIN} after each change to 2-4 flows"),
-        paper: "RCC: flows \"grab their fair share quickly\"; HPCC \"needs several RTTs to \
-                converge\" and cannot get the fair share"
-            .into(),
-        ours: format!("RCC {}; HPCC {}", list_ms(&rf), list_ms(&hf)),
-        verdict: if worst_ms(&rf) <= win_ms && worst_ms(&hf) > win_ms {
-            Verdict::Matches
-        } else if worst_ms(&hf) > worst_ms(&rf) {
-            Verdict::Partly
-        } else {
-            Verdict::Differs
-        },
-        why: format!(
-            "end of the first {w} window from which every window of the phase has Jain ≥ \
-             {FAIR_JAIN} ({w} = within the first window); matches when RCC is fair from the \
-             first window after every change and HPCC is not after some",
-            w = fmt_ms(win_ms)
-        ),
-        value: None,
-        explanation: None,
-        seeds: Vec::new(),
-    });
-    let cv = |s: &[PhaseStat]| s.iter().map(|p| p.agg_cv).fold(0.0, f64::max);
+    a.rows.push(
+        Row::new(
+            format!("time to Jain ≥ {FAIR_JAIN} after each change to 2-4 flows"),
+            "RCC: flows \"grab their fair share quickly\"; HPCC \"needs several RTTs to \
+             converge\" and cannot get the fair share",
+            format!("RCC {}; HPCC {}", list_ms(&rf), list_ms(&hf)),
+            if worst_ms(&rf) <= win_ms && worst_ms(&hf) > win_ms {
+                Verdict::Matches
+            } else if worst_ms(&hf) > worst_ms(&rf) {
+                Verdict::Partly
+            } else {
+                Verdict::Differs
+            },
+            format!(
+                "end of the first {w} window from which every window of the phase has Jain ≥ \
+                 {FAIR_JAIN} ({w} = within the first window); matches when RCC is fair from the \
+                 first window after every change and HPCC is not after some",
+                w = fmt_ms(win_ms)
+            ),
+        )
+        .value(worst_ms(&rf)),
+    );
+    let flow_cv = |s: &[PhaseStat]| {
+        let v: Vec<f64> = s.iter().filter(|p| p.n >= 2).map(|p| p.flow_cv).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let agg_cv = |s: &[PhaseStat]| s.iter().map(|p| p.agg_cv).fold(0.0, f64::max);
     let agg = |s: &[PhaseStat]| {
         let v: Vec<f64> = s.iter().map(|p| p.per_flow.iter().sum::<f64>()).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
-    a.rows.push(Row {
-        metric: "aggregate goodput: level and oscillation".into(),
-        paper: "RCC's overall goodput \"is more stable\"; HPCC's \"goodput suffers oscillation\""
-            .into(),
-        ours: format!(
-            "RCC {:.1} Gbps, CV ≤ {:.3}; HPCC {:.1} Gbps, CV ≤ {:.3}",
+    let (rcv, hcv) = (flow_cv(rcc), flow_cv(hpcc));
+    a.rows.push(Row::judged(
+        "per-flow goodput oscillation while 2-4 flows share",
+        "HPCC: \"the goodput suffers oscillation\"; RCC's \"is more stable\"",
+        format!(
+            "CV of a flow's goodput over {w} windows (steady part of each phase, mean over \
+             flows and phases): RCC {rcv:.4}, HPCC {hcv:.4}; aggregate goodput RCC {:.1} Gbps \
+             (CV of 10 µs bins ≤ {:.3}), HPCC {:.1} Gbps (≤ {:.3})",
             agg(rcc),
-            cv(rcc),
+            agg_cv(rcc),
             agg(hpcc),
-            cv(hpcc)
+            agg_cv(hpcc),
+            w = fmt_ms(win_ms)
         ),
-        verdict: if cv(hpcc) > 1.5 * cv(rcc) {
-            Verdict::Matches
-        } else {
-            Verdict::Partly
-        },
-        why: "CV = coefficient of variation of the 10 µs aggregate goodput in a phase (worst phase). \
-              Matches when HPCC's is 1.5x RCC's; our HPCC is steady but slow (its per-flow rates \
-              drift for milliseconds after a change) and keeps the link at its η = 0.95 target"
-            .into(),
-        value: None,
-        explanation: None,
-        seeds: Vec::new(),
-    });
+        hcv / rcv.max(1e-6),
+        &Rule::at_least(2.0, "x")
+            .partly(1.2)
+            .of("HPCC's per-flow CV / RCC's"),
+        "",
+    ));
     let conv =
         |s: &[PhaseStat]| -> Vec<Option<f64>> { s.iter().skip(1).map(|p| p.converge_us).collect() };
     let (rc, hc) = (conv(rcc), conv(hpcc));
@@ -600,25 +587,34 @@ fn rows(stats: &BTreeMap<&str, Vec<PhaseStat>>, win_ms: f64, a: &mut Analysis) {
             .map(|c| c.unwrap_or(f64::INFINITY))
             .fold(0.0, f64::max)
     };
+    // The changes after a flow ends (phases 5-7: the last to join leaves first).
+    let after_leaves: Vec<Option<f64>> = rc.iter().skip(3).copied().collect();
     let list = |v: &[Option<f64>]| v.iter().map(|c| fmt_us(*c)).collect::<Vec<_>>().join(", ");
-    a.rows.push(Row {
-        metric: "convergence time after each join/leave (µs)".into(),
-        paper: "RCC: one RTT after a flow ends; HPCC: several RTTs".into(),
-        ours: format!("RCC {}; HPCC {}", list(&rc), list(&hc)),
-        verdict: if worst(&rc) <= 20.0 && worst(&hc) > worst(&rc) {
-            Verdict::Matches
-        } else if worst(&hc) > worst(&rc) {
-            Verdict::Partly
-        } else {
-            Verdict::Differs
-        },
-        why: "matches when RCC converges within 20 µs (two 10 µs samples, a few RTTs of \
-              8 µs) after every change and HPCC takes longer"
-            .into(),
-        value: None,
-        explanation: None,
-        seeds: Vec::new(),
-    });
+    let slower = rc
+        .iter()
+        .zip(&hc)
+        .filter(|(r, h)| h.unwrap_or(f64::INFINITY) > r.unwrap_or(f64::INFINITY))
+        .count();
+    a.rows.push(
+        Row::new(
+            "convergence time after each join/leave (µs)",
+            "RCC: \"only needs one RTT to re-assign the sending window\" after a flow ends; \
+             HPCC \"needs several RTTs to converge\"",
+            format!("RCC {}; HPCC {}", list(&rc), list(&hc)),
+            if worst(&after_leaves) <= 20.0 && slower == rc.len() {
+                Verdict::Matches
+            } else if slower * 2 >= rc.len() {
+                Verdict::Partly
+            } else {
+                Verdict::Differs
+            },
+            "time until every flow stays within ±10 % of the phase's mean per-flow goodput for \
+             5 samples of 10 µs; matches when RCC converges within 20 µs (two samples: one RTT \
+             is 8 µs, the trace's resolution 10 µs) after every flow ends and HPCC takes longer \
+             after every change; partly when HPCC is slower after at least half",
+        )
+        .value(worst(&after_leaves)),
+    );
 }
 
 #[cfg(test)]
