@@ -34,6 +34,10 @@ quotes! {
     /// paper does not list (only that it used "the parameters suggested").
     RCC_COMPARATOR_CODE = ("rcc", "§V-A", "We use the open-source code of DCQCN [47], Homa [48] and HPCC");
 
+    /// The paper credits the derivative term with equalising PID windows, which
+    /// Eq. (4)-(5) as written do not do for flows with the same delay error.
+    RCC_DERIVATIVE_FAIRNESS = ("rcc", "§III-E", "Due to the derivative term in (4), the increment of window size will gradually decrease as the window becomes larger, eliminating the unfairness caused by pure MIMD algorithms.");
+
     // ---- P-PFC (TPDS'20) ----
 }
 
