@@ -57,8 +57,8 @@ impl Experiment for HpccFig9 {
 
     fn runs(&self, quick: bool) -> Vec<RunSpec> {
         // The paper's flows join "one by one every second" (§5.2): full runs use 1 s
-        // phases; --quick 20 ms (still 15 windows of 1 ms per phase after the first 20 %).
-        let interval = if quick { "20ms" } else { "1s" };
+        // phases; --quick 50 ms (40 windows of 1 ms per phase after its first 20 %).
+        let interval = if quick { "50ms" } else { "1s" };
         let mut v = Vec::new();
         for cc in SCHEMES {
             let with = |spec: RunSpec| cc_overrides(cc).iter().fold(spec, |s, o| s.set(*o));
@@ -87,6 +87,11 @@ impl Experiment for HpccFig9 {
                     .samples(),
             );
         }
+        v.push(
+            RunSpec::new("long-short-dcqcn-paper", "long-short.toml")
+                .set("cc.algorithm=dcqcn")
+                .rates(Delta::from_us(20)),
+        );
         v.push(
             RunSpec::new("incast-dcqcn-paper-dequeue-ecn", "incast.toml")
                 .set("cc.algorithm=dcqcn")
@@ -131,7 +136,7 @@ fn line(title: &str, y: &str, series: Vec<Series>) -> Figure {
 fn long_short(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> {
     let mut series = Vec::new();
     let mut after = Vec::new();
-    for cc in SCHEMES {
+    for cc in ["hpcc", "dcqcn", "dcqcn-paper"] {
         let r = &run(runs, &format!("long-short-{cc}")).out;
         let tp = throughput(&r.rates);
         let short = r
@@ -159,6 +164,7 @@ fn long_short(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Err
     a.figures.push("long-short".into());
     let (_, hb, hs, _) = after[0];
     let (_, db, _, dl) = after[1];
+    let (_, pb, _, pl) = after[2];
     a.rows.push(Row::judged(
         "HPCC long flow after the short one leaves",
         "recovers right after the short flow ends",
@@ -171,18 +177,25 @@ fn long_short(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Err
             .of("mean rate 50-300 µs after the short flow ends, % of the rate before it joined"),
         "",
     ));
-    a.rows.push(Row::judged(
-        "DCQCN long flow 2 ms after the short one leaves",
-        "cannot recover to line rate even after 2 ms",
-        format!(
-            "{:.0}% of its pre-join rate ({dl:.1} vs {db:.1} Gbps)",
-            100.0 * dl / db
-        ),
-        100.0 * dl / db,
-        &Rule::at_most(90.0, " %")
-            .of("mean rate 1.8-2 ms after the short flow ends, % of the rate before it joined"),
-        "",
-    ));
+    a.rows.push(
+        Row::judged(
+            "DCQCN long flow 2 ms after the short one leaves",
+            "cannot recover to line rate even after 2 ms",
+            format!(
+                "vendor's DCQCN {:.0}% of its pre-join rate ({dl:.1} vs {db:.1} Gbps); with \
+                 the DCQCN paper's parameters {:.0}%",
+                100.0 * dl / db,
+                100.0 * pl / pb
+            ),
+            100.0 * dl / db,
+            &Rule::at_most(90.0, " %").of(
+                "mean rate 1.8-2 ms after the short flow ends, % of the rate before it joined \
+                 (vendor's DCQCN)",
+            ),
+            "",
+        )
+        .explained(quotes::HPCC_VENDOR_TIMERS),
+    );
     Ok(())
 }
 
@@ -271,11 +284,11 @@ fn mice(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> {
     let mut stats = Vec::new();
     for cc in SCHEMES {
         let (lat, base) = mice_fct(&run(runs, &format!("mice-{cc}")).out);
-        stats.push((pct(&lat, 50.0), pct(&lat, 99.0), base));
+        stats.push((pct(&lat, 50.0), pct(&lat, 99.0), base, pct(&lat, 10.0)));
         series.push((cc.to_string(), lat));
     }
     let (paper_lat, _) = mice_fct(&run(runs, "mice-dcqcn-paper").out);
-    let (p50, p99) = (pct(&paper_lat, 50.0), pct(&paper_lat, 99.0));
+    let (p10, p50) = (pct(&paper_lat, 10.0), pct(&paper_lat, 50.0));
     series.push(("dcqcn (DCQCN paper's parameters)".into(), paper_lat));
     let fig = Figure::Cdf(CdfChart {
         title: "Mice latency next to two elephants".into(),
@@ -285,8 +298,8 @@ fn mice(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> {
     });
     write_figure(dir, "mice-latency", &fig)?;
     a.figures.push("mice-latency".into());
-    let (h50, h99, base) = stats[0];
-    let (d50, d99, _) = stats[1];
+    let (h50, h99, base, _) = stats[0];
+    let (d50, d99, _, d10) = stats[1];
     a.rows.push(Row::judged(
         "HPCC mice latency",
         "close to the 5.4 µs base RTT",
@@ -300,13 +313,14 @@ fn mice(runs: &[Finished], dir: &Path, a: &mut Analysis) -> Result<(), Error> {
             "DCQCN mice latency",
             "consistently higher than 35 µs",
             format!(
-                "vendor's DCQCN: median {d50:.1} µs, p99 {d99:.1} µs; with the DCQCN \
-                 paper's parameters median {p50:.1} µs, p99 {p99:.1} µs"
+                "vendor's DCQCN: 10th percentile {d10:.1} µs, median {d50:.1} µs, p99 \
+                 {d99:.1} µs; with the DCQCN paper's parameters 10th percentile {p10:.1} µs, \
+                 median {p50:.1} µs"
             ),
-            d50,
+            d10,
             &Rule::at_least(35.0, " µs")
                 .partly(20.0)
-                .of("median, vendor's DCQCN"),
+                .of("10th percentile (\"consistently\" higher), vendor's DCQCN"),
             "DCQCN keeps a standing queue near its marking threshold (K_min = 100 KB is \
              32 µs at 25 Gbps); whether it does depends on the rate steps, which the \
              paper does not list",
