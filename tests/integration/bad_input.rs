@@ -93,6 +93,19 @@ fn a_zero_rate_is_impossible() {
 }
 
 #[test]
+fn a_latency_window_must_be_a_start_before_an_end() {
+    for (window, needle) in [
+        (r#"["5us", "1us"]"#, "after the start"),
+        (r#"["1us"]"#, "[start, end]"),
+    ] {
+        let set = format!("output.latency={{ flows = \"all\", window = {window} }}");
+        let (code, err) = run_bad("latency-window", GOOD, &["--set", &set]);
+        assert_eq!(code, 2);
+        assert_one_line(&err, &["output.latency.window", needle]);
+    }
+}
+
+#[test]
 fn hosts_out_of_range_and_flows_to_themselves_are_rejected() {
     let (code, err) = run_bad("range", &GOOD.replace("dst = 0", "dst = 9"), &[]);
     assert_eq!(code, 2);
