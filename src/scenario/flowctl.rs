@@ -10,6 +10,7 @@ use crate::config::DiagConfig;
 use crate::error::InputError;
 use crate::nic::irn::{IrnConfig, LossRecovery};
 use crate::switch::flowctl::PfcPlan;
+use crate::switch::flowctl::ppfc::PauseTime;
 use crate::switch::flowctl::{CapfcConfig, FlowControlConfig, PfcConfig, PpfcConfig, Scheme};
 use crate::switch::thresholds::SwitchBuffer;
 use crate::topology::{NodeId, NodeKind, Topology};
@@ -33,6 +34,15 @@ pub struct PpfcSection {
     pub r: Option<f64>,
     pub kmax: Option<Bytes>,
     pub pause: Option<Delta>,
+    pub pause_time: Option<PauseTimeKind>,
+}
+
+/// `switch.pfc.ppfc.pause_time`: the reading of Alg. 3's `Transmission_speed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PauseTimeKind {
+    OwnBytes,
+    FifoShare,
 }
 
 /// `[switch.pfc.capfc]`.
@@ -128,7 +138,19 @@ pub(super) fn resolve_flowctl(
                 r: q.r.unwrap_or(d.r),
                 kmax: q.kmax.map(|b| b.0),
                 fixed_pause: q.pause,
+                pause_time: match q.pause_time {
+                    None => d.pause_time,
+                    Some(PauseTimeKind::OwnBytes) => PauseTime::OwnBytes,
+                    Some(PauseTimeKind::FifoShare) => PauseTime::FifoShare,
+                },
             };
+            if q.pause.is_some() && q.pause_time.is_some() {
+                return Err(cx.err(
+                    "switch.pfc.ppfc.pause_time",
+                    "give pause (a fixed pause time) or pause_time (how Alg. 3 computes it), \
+                     not both",
+                ));
+            }
             if c.fixed_pause.is_some_and(|d| d.is_zero()) {
                 return Err(cx.err(
                     "switch.pfc.ppfc.pause",

@@ -106,6 +106,24 @@ fn a_latency_window_must_be_a_start_before_an_end() {
 }
 
 #[test]
+fn a_fixed_ppfc_pause_and_a_reading_of_alg_3_exclude_each_other() {
+    let (code, err) = run_bad(
+        "ppfc-pause",
+        GOOD,
+        &[
+            "--set",
+            "switch.pfc.scheme=\"ppfc\"",
+            "--set",
+            "switch.pfc.ppfc.pause=\"20us\"",
+            "--set",
+            "switch.pfc.ppfc.pause_time=\"own-bytes\"",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["switch.pfc.ppfc.pause_time", "not both"]);
+}
+
+#[test]
 fn hosts_out_of_range_and_flows_to_themselves_are_rejected() {
     let (code, err) = run_bad("range", &GOOD.replace("dst = 0", "dst = 9"), &[]);
     assert_eq!(code, 2);
