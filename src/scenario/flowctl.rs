@@ -10,6 +10,7 @@ use crate::config::DiagConfig;
 use crate::error::InputError;
 use crate::nic::irn::{IrnConfig, LossRecovery};
 use crate::switch::flowctl::PfcPlan;
+use crate::switch::flowctl::capfc::InputCounter;
 use crate::switch::flowctl::ppfc::PauseTime;
 use crate::switch::flowctl::{CapfcConfig, FlowControlConfig, PfcConfig, PpfcConfig, Scheme};
 use crate::switch::thresholds::SwitchBuffer;
@@ -51,6 +52,15 @@ pub enum PauseTimeKind {
 pub struct CapfcSection {
     pub warn: Option<Bytes>,
     pub input_threshold: Option<Bytes>,
+    pub counter: Option<CounterKind>,
+}
+
+/// `switch.pfc.capfc.counter`: what CaPFC's per-input counter counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CounterKind {
+    Reserve,
+    Total,
 }
 
 /// One static route: at switch node `switch`, packets for host `dst` leave
@@ -176,6 +186,11 @@ pub(super) fn resolve_flowctl(
             let c = CapfcConfig {
                 warn: p.capfc.warn.map_or(d.warn, |b| b.0),
                 input_threshold: p.capfc.input_threshold.map_or(d.input_threshold, |b| b.0),
+                counter: match p.capfc.counter {
+                    None => d.counter,
+                    Some(CounterKind::Reserve) => InputCounter::Reserve,
+                    Some(CounterKind::Total) => InputCounter::Total,
+                },
             };
             for (f, v) in [("warn", c.warn), ("input_threshold", c.input_threshold)] {
                 if v == 0 {
