@@ -41,6 +41,8 @@ pub struct Wants {
     pub queue_hist: Option<QueueHists>,
     /// Per flow: whether its packets' one-way delays are recorded; the counts.
     pub latency: Option<(Arc<[bool]>, CountHist)>,
+    /// Only packets delivered in `[from, to)` count (`output.latency.window`).
+    pub latency_window: Option<(SimTime, SimTime)>,
     /// Per flow: whether its rates are recorded.
     pub rates: Option<Arc<[bool]>>,
     /// PFC victim accounting is on.
@@ -227,6 +229,10 @@ impl Journal {
     pub fn packet_delivered(&mut self, fid: FlowId, sent_at: SimTime, now: SimTime) {
         if let Some((sel, h)) = self.wants.latency.as_mut()
             && sel[fid.idx()]
+            && self
+                .wants
+                .latency_window
+                .is_none_or(|(from, to)| from <= now && now < to)
         {
             h.add(now.ps().saturating_sub(sent_at.ps()));
         }

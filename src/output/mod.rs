@@ -288,6 +288,8 @@ pub struct Recorder {
     flow_rates: Option<series::FlowRates>,
     /// Flows whose packets' one-way delays are recorded, and the histogram.
     latency: Option<(Vec<bool>, hist::CountHist)>,
+    /// Only packets delivered in this window count.
+    latency_window: Option<(SimTime, SimTime)>,
     /// The ns-3 simulator's files (`output.fct_format = "ns3"`).
     ns3: Option<ns3::Ns3Files>,
     /// A previous run's files, removed just before this run's are moved in.
@@ -318,6 +320,7 @@ impl Recorder {
             link_util: None,
             flow_rates: None,
             latency: None,
+            latency_window: None,
             ns3: None,
             replace: Vec::new(),
         };
@@ -407,6 +410,7 @@ impl Recorder {
         }
         if !plan.latency.is_empty() {
             self.latency = Some((plan.latency.mask(cfg.flows), hist::CountHist::default()));
+            self.latency_window = plan.latency_window;
         }
     }
 
@@ -458,6 +462,7 @@ impl Recorder {
                 .latency
                 .as_ref()
                 .map(|(m, _)| (m.as_slice().into(), hist::CountHist::default())),
+            latency_window: self.latency_window,
             rates: match &self.mirror.rates {
                 Some(m) => Some(m.as_slice().into()),
                 None => self.flow_rates.as_ref().map(|r| r.selection().into()),

@@ -27,6 +27,8 @@ pub struct OutputPlan {
     pub flow_rates: Option<(FlowSet, Delta)>,
     /// Flows whose data packets' one-way delays are recorded.
     pub latency: FlowSet,
+    /// Only the packets delivered in `[from, to)` (simulated time) count.
+    pub latency_window: Option<(SimTime, SimTime)>,
 }
 
 /// A set of flows, by id (index in start order, fct.csv `flow_id`) or by size.

@@ -39,6 +39,19 @@ quotes! {
     RCC_DERIVATIVE_FAIRNESS = ("rcc", "§III-E", "Due to the derivative term in (4), the increment of window size will gradually decrease as the window becomes larger, eliminating the unfairness caused by pure MIMD algorithms.");
 
     // ---- P-PFC (TPDS'20) ----
+    /// The pause follows the queue's drain, not each port's bytes: the worked
+    /// example that fixes our reading of Alg. 3's `Transmission_speed`, against
+    /// §4.4's and §5.4's wording that a port with more bytes is paused longer.
+    PPFC_DRAIN_RATE = ("ppfc", "§2.3", "The pause duration can be calculated by the expected buffer draining rate when $X/Y$ are paused. In this case, the pause is set to be 2 time units as shown in Fig. 2c.");
+    /// CaPFC's per-input threshold (and WARN) are not given: what they are set
+    /// to decides how far CaPFC holds the queue.
+    PPFC_CAPFC_THRESHOLD = ("ppfc", "§7", "CaPFC monitors both ingress and egress queues, and triggers PFC with a fixed threshold value of per-input counters.");
+    /// Fig. 10's fixed pause times are not listed.
+    PPFC_FIXED_PAUSES = ("ppfc", "§5.4", "As shown in Fig. 10, we compare using dynamical pause time and several fixed pause time");
+    /// The testbeds of Figs. 11, 12 and 15 are given without their traffic.
+    PPFC_TESTBEDS = ("ppfc", "§5.5", "For both topologies, each server is connected via a 10 Gbps link, and the oversubscription ratio are 8:1 and 16:1 respectively.");
+    /// Fig. 18's topology and load are not given, only the flow sizes' trace.
+    PPFC_DATAMINING_TRACE = ("ppfc", "§5.7", "We use data mining trace whose cumulative distribution functions and descriptions can be found in [27].");
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ use crate::config::DiagConfig;
 use crate::error::InputError;
 use crate::nic::irn::{IrnConfig, LossRecovery};
 use crate::switch::flowctl::PfcPlan;
+use crate::switch::flowctl::capfc::InputCounter;
+use crate::switch::flowctl::ppfc::PauseTime;
 use crate::switch::flowctl::{CapfcConfig, FlowControlConfig, PfcConfig, PpfcConfig, Scheme};
 use crate::switch::thresholds::SwitchBuffer;
 use crate::topology::{NodeId, NodeKind, Topology};
@@ -33,6 +35,15 @@ pub struct PpfcSection {
     pub r: Option<f64>,
     pub kmax: Option<Bytes>,
     pub pause: Option<Delta>,
+    pub pause_time: Option<PauseTimeKind>,
+}
+
+/// `switch.pfc.ppfc.pause_time`: the reading of Alg. 3's `Transmission_speed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PauseTimeKind {
+    OwnBytes,
+    FifoShare,
 }
 
 /// `[switch.pfc.capfc]`.
@@ -41,6 +52,15 @@ pub struct PpfcSection {
 pub struct CapfcSection {
     pub warn: Option<Bytes>,
     pub input_threshold: Option<Bytes>,
+    pub counter: Option<CounterKind>,
+}
+
+/// `switch.pfc.capfc.counter`: what CaPFC's per-input counter counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CounterKind {
+    Reserve,
+    Total,
 }
 
 /// One static route: at switch node `switch`, packets for host `dst` leave
@@ -128,7 +148,19 @@ pub(super) fn resolve_flowctl(
                 r: q.r.unwrap_or(d.r),
                 kmax: q.kmax.map(|b| b.0),
                 fixed_pause: q.pause,
+                pause_time: match q.pause_time {
+                    None => d.pause_time,
+                    Some(PauseTimeKind::OwnBytes) => PauseTime::OwnBytes,
+                    Some(PauseTimeKind::FifoShare) => PauseTime::FifoShare,
+                },
             };
+            if q.pause.is_some() && q.pause_time.is_some() {
+                return Err(cx.err(
+                    "switch.pfc.ppfc.pause_time",
+                    "give pause (a fixed pause time) or pause_time (how Alg. 3 computes it), \
+                     not both",
+                ));
+            }
             if c.fixed_pause.is_some_and(|d| d.is_zero()) {
                 return Err(cx.err(
                     "switch.pfc.ppfc.pause",
@@ -154,6 +186,11 @@ pub(super) fn resolve_flowctl(
             let c = CapfcConfig {
                 warn: p.capfc.warn.map_or(d.warn, |b| b.0),
                 input_threshold: p.capfc.input_threshold.map_or(d.input_threshold, |b| b.0),
+                counter: match p.capfc.counter {
+                    None => d.counter,
+                    Some(CounterKind::Reserve) => InputCounter::Reserve,
+                    Some(CounterKind::Total) => InputCounter::Total,
+                },
             };
             for (f, v) in [("warn", c.warn), ("input_threshold", c.input_threshold)] {
                 if v == 0 {

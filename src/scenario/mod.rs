@@ -512,6 +512,9 @@ pub struct LatencySection {
     pub flows: Option<FlowSelect>,
     /// Flows smaller than this are "small". Default "100KB".
     pub small_below: Option<Bytes>,
+    /// `[from, to]`: only packets delivered in this window of simulated time
+    /// count (e.g. P-PFC §5.7's "first 1500 microseconds"). Default: the whole run.
+    pub window: Option<Vec<Delta>>,
 }
 
 /// A set of flows named in `[output]`.

@@ -605,6 +605,25 @@ fn resolve_output(
             set => set,
         },
     };
+    let latency_window = match lat.window.as_deref() {
+        None => None,
+        Some(&[from, to]) if from.ps() < to.ps() => Some((SimTime(from.ps()), SimTime(to.ps()))),
+        Some(&[from, to]) => {
+            return Err(cx.err(
+                "output.latency.window",
+                format!("[\"{from}\", \"{to}\"] is empty: the end must be after the start"),
+            ));
+        }
+        Some(w) => {
+            return Err(cx.err(
+                "output.latency.window",
+                format!(
+                    "{} times; valid: [start, end], e.g. [\"0us\", \"1500us\"]",
+                    w.len()
+                ),
+            ));
+        }
+    };
     Ok(OutputPlan {
         queue_interval: (!interval.is_zero()).then_some(interval),
         queue_ports: ports,
@@ -615,6 +634,7 @@ fn resolve_output(
         link_utilization: o.link_utilization.filter(|d| !d.is_zero()),
         flow_rates,
         latency,
+        latency_window,
     })
 }
 

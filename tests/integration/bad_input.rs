@@ -93,6 +93,37 @@ fn a_zero_rate_is_impossible() {
 }
 
 #[test]
+fn a_latency_window_must_be_a_start_before_an_end() {
+    for (window, needle) in [
+        (r#"["5us", "1us"]"#, "after the start"),
+        (r#"["1us"]"#, "[start, end]"),
+    ] {
+        let set = format!("output.latency={{ flows = \"all\", window = {window} }}");
+        let (code, err) = run_bad("latency-window", GOOD, &["--set", &set]);
+        assert_eq!(code, 2);
+        assert_one_line(&err, &["output.latency.window", needle]);
+    }
+}
+
+#[test]
+fn a_fixed_ppfc_pause_and_a_reading_of_alg_3_exclude_each_other() {
+    let (code, err) = run_bad(
+        "ppfc-pause",
+        GOOD,
+        &[
+            "--set",
+            "switch.pfc.scheme=\"ppfc\"",
+            "--set",
+            "switch.pfc.ppfc.pause=\"20us\"",
+            "--set",
+            "switch.pfc.ppfc.pause_time=\"own-bytes\"",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_one_line(&err, &["switch.pfc.ppfc.pause_time", "not both"]);
+}
+
+#[test]
 fn hosts_out_of_range_and_flows_to_themselves_are_rejected() {
     let (code, err) = run_bad("range", &GOOD.replace("dst = 0", "dst = 9"), &[]);
     assert_eq!(code, 2);

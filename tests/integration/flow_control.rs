@@ -121,7 +121,7 @@ fn ppfc_and_standard(name: &str) -> (RunOutputs, RunOutputs) {
 }
 
 #[test]
-fn ppfc_keeps_the_16_to_1_buffer_well_below_standard_pfc_at_the_same_throughput() {
+fn ppfc_keeps_the_16_to_1_buffer_well_below_standard_pfc_without_losing_throughput() {
     let (ppfc, pfc) = ppfc_and_standard("ppfc-incast-16to1-ppfc.toml");
     let (sp, ss) = (&ppfc.summary, &pfc.summary);
     // Standard PFC lets the 4 MB shared buffer fill (P-PFC §5.1).
@@ -135,7 +135,9 @@ fn ppfc_keeps_the_16_to_1_buffer_well_below_standard_pfc_at_the_same_throughput(
         ss.max_buffer_bytes
     );
     let (tp, ts) = (receiver_throughput(&ppfc), receiver_throughput(&pfc));
-    assert!((tp / ts - 1.0).abs() < 0.02, "{tp:.3e} vs {ts:.3e} b/s");
+    // §5.2: "P-PFC does no harm to throughput" (its shorter queue lets DCQCN
+    // settle sooner, so it may even finish a little earlier).
+    assert!(tp >= 0.98 * ts, "{tp:.3e} vs {ts:.3e} b/s");
     for o in [&ppfc, &pfc] {
         assert_eq!(o.summary.drops, 0);
         assert_all_delivered(o);

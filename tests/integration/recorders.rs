@@ -214,3 +214,25 @@ fn every_data_packet_of_a_recorded_flow_has_a_one_way_delay() {
     assert!(hist.iter().all(|r| f(r, "hi_ns") > 2000.0), "{:?}", hist[0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn two_adjacent_latency_windows_split_the_packets_between_them() {
+    // A packet counts in the window its delivery falls in: [0, 150 us) and
+    // [150 us, 1 s) together hold every packet once, and each holds some.
+    let dir = scratch("rec-latency-window");
+    let count = |name: &str, window: &str| -> f64 {
+        let set = format!("output.latency={{ flows = \"all\", window = {window} }}");
+        let run = run_into(&dir, name, INCAST, &["--set", &set]);
+        let hist = csv(&run.join("latency_hist.csv"));
+        hist.iter().map(|r| f(r, "packets")).sum()
+    };
+    let early = count("early", r#"["0us", "150us"]"#);
+    let late = count("late", r#"["150us", "1s"]"#);
+    let whole = csv(&run_into(&dir, "whole", INCAST, &[]).join("latency_hist.csv"))
+        .iter()
+        .map(|r| f(r, "packets"))
+        .sum::<f64>();
+    assert!(early > 0.0 && late > 0.0, "{early} + {late}");
+    assert_eq!(early + late, whole);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

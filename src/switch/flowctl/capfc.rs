@@ -1,17 +1,28 @@
-//! Congestion-aware PFC (CaPFC) as P-PFC §2.3 and §5.6 describe it, with
+//! Congestion-aware PFC (CaPFC) as P-PFC §2.3, §5.6 and §7 describe it, with
 //! standard PFC underneath.
 //!
-//! CaPFC "introduces a WARN threshold at each egress buffer" and "sets a fixed
-//! threshold of egress queue length to trigger PFC proactively" (P-PFC §2.3,
-//! §5.6). The original paper is not in our folder, so this follows the issue's
-//! reading of those two sentences: while an egress queue is above `warn`, an
-//! ingress (port, class) that feeds it is paused as soon as it holds
-//! `input_threshold` bytes (a fixed per-input threshold, far below the shared
-//! buffer's dynamic one); that pause is lifted when the ingress has drained
-//! `resume_offset` below `input_threshold`, or when a packet of it leaves an
-//! egress queue that is no longer above `warn`. Standard PFC keeps its own XOFF;
-//! the upstream is paused while either holds, so frames go out only when the
-//! combined state changes.
+//! CaPFC "introduces a WARN threshold at each egress buffer" (§5.6), "sets a
+//! fixed threshold of egress queue length to trigger PFC proactively" (§2.3) and
+//! "triggers PFC with a fixed threshold value of per-input counters" (§7). The
+//! CaPFC paper (Avci, Li, Liu, IFIP Networking 2016) is not in our folder and we
+//! found no public text or implementation of it, so neither its thresholds nor
+//! what its per-input counter counts are confirmed. Our model: while an egress
+//! queue is above `warn`, an ingress (port, class) that feeds it is paused once
+//! its per-input counter reaches `input_threshold`; the pause is lifted when the
+//! counter is `resume_offset` below `input_threshold`, or when a packet of it
+//! leaves an egress queue that is no longer above `warn`. Two readings of the
+//! counter ([`InputCounter`]):
+//!
+//! * `Reserve` (default): the only per-input pause threshold P-PFC names is
+//!   §2.1's 17 KB, a threshold of the port's *reserved* buffer, which a port
+//!   uses once its shared allowance is used up. CaPFC's proactive trigger is
+//!   read as ending the shared allowance of the inputs of a WARN queue: what
+//!   an input holds when it first feeds the queue above WARN is its allowance,
+//!   and the counter is what it holds beyond that.
+//! * `Total`: every byte the input holds.
+//!
+//! Standard PFC keeps its own XOFF; the upstream is paused while either holds,
+//! so frames go out only when the combined state changes.
 
 use super::pfc::Pfc;
 use super::{Dequeue, Enqueue, FlowControl, Frame, FrameKind, Reaction, TickCtx, ix};
@@ -23,18 +34,33 @@ use crate::units::SimTime;
 pub struct CapfcConfig {
     /// Egress queue length above which the queue is congested (WARN).
     pub warn: u64,
-    /// Bytes an ingress (port, class) feeding a congested queue may hold.
+    /// The per-input counter at which an ingress (port, class) feeding a
+    /// congested queue is paused.
     pub input_threshold: u64,
+    /// What the per-input counter counts.
+    pub counter: InputCounter,
+}
+
+/// What CaPFC's per-input counter counts (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InputCounter {
+    /// The bytes held beyond what the input held when it first fed a queue
+    /// above WARN (its reserved buffer, P-PFC §2.1).
+    #[default]
+    Reserve,
+    /// Every byte the input holds.
+    Total,
 }
 
 impl Default for CapfcConfig {
     /// WARN at 200 KB (the K_max of P-PFC Table 2, so CaPFC acts where P-PFC
-    /// does); 17 KB per input, the pause threshold P-PFC §2.1 quotes for a
-    /// Mellanox switch.
+    /// does); 17 KB, the reserved-buffer pause threshold P-PFC §2.1 quotes for
+    /// a Mellanox switch.
     fn default() -> Self {
         CapfcConfig {
             warn: 200_000,
             input_threshold: 17_000,
+            counter: InputCounter::default(),
         }
     }
 }
@@ -45,7 +71,12 @@ pub struct Capfc {
     pfc: Pfc,
     /// Per (ingress port, class): paused because it feeds a congested queue.
     warned: Vec<bool>,
+    /// Per (ingress port, class), `Reserve` counter: the bytes it held when it
+    /// first fed a queue above WARN (`NO_BASE`: it feeds none).
+    base: Vec<u64>,
 }
+
+const NO_BASE: u64 = u64::MAX;
 
 impl Capfc {
     pub fn new(cfg: CapfcConfig, pfc: Pfc) -> Capfc {
@@ -54,6 +85,20 @@ impl Capfc {
             cfg,
             pfc,
             warned: vec![false; n],
+            base: vec![NO_BASE; n],
+        }
+    }
+
+    /// The per-input counter of (`inp`, `class`).
+    #[inline]
+    fn counter(&self, mmu: &Mmu, inp: u16, class: u8) -> u64 {
+        let held = mmu.ingress_bytes(inp, class);
+        match self.cfg.counter {
+            InputCounter::Total => held,
+            InputCounter::Reserve => match self.base[ix(inp, class)] {
+                NO_BASE => 0,
+                b => held.saturating_sub(b),
+            },
         }
     }
 
@@ -69,9 +114,13 @@ impl FlowControl for Capfc {
         let before = self.paused(ev.inp, ev.class);
         self.pfc.check_xoff(mmu, ev.now, ev.inp, ev.class);
         let i = ix(ev.inp, ev.class);
+        let warn = mmu.egress_bytes(ev.out, ev.class) > self.cfg.warn;
+        if warn && self.base[i] == NO_BASE {
+            self.base[i] = mmu.ingress_bytes(ev.inp, ev.class);
+        }
         if !self.warned[i]
-            && mmu.egress_bytes(ev.out, ev.class) > self.cfg.warn
-            && mmu.ingress_bytes(ev.inp, ev.class) >= self.cfg.input_threshold
+            && warn
+            && self.counter(mmu, ev.inp, ev.class) >= self.cfg.input_threshold
         {
             self.warned[i] = true;
         }
@@ -91,12 +140,16 @@ impl FlowControl for Capfc {
         let before = self.paused(ev.inp, ev.class);
         self.pfc.check_xon(mmu, ev.inp, ev.class);
         let i = ix(ev.inp, ev.class);
+        let calm = mmu.egress_bytes(ev.out, ev.class) <= self.cfg.warn;
         if self.warned[i]
-            && (mmu.ingress_bytes(ev.inp, ev.class) + self.pfc.config().resume_offset
+            && (self.counter(mmu, ev.inp, ev.class) + self.pfc.config().resume_offset
                 <= self.cfg.input_threshold
-                || mmu.egress_bytes(ev.out, ev.class) <= self.cfg.warn)
+                || calm)
         {
             self.warned[i] = false;
+        }
+        if calm {
+            self.base[i] = NO_BASE;
         }
         if before && !self.paused(ev.inp, ev.class) {
             self.pfc.lifted(ev.inp, ev.class);
@@ -145,6 +198,7 @@ mod tests {
             CapfcConfig {
                 warn: 30_000,
                 input_threshold: 10_000,
+                counter: InputCounter::Total,
             },
             Pfc::new(PfcConfig::default(), &facts()),
         );
@@ -169,5 +223,31 @@ mod tests {
         m.release(0, 3, 3, 1000);
         let f = c.on_dequeue(&m, &ev(1, 3)).expect("resume");
         assert_eq!((f.port, f.kind), (1, FrameKind::Resume));
+    }
+
+    #[test]
+    fn with_the_reserve_counter_an_input_may_add_the_threshold_to_what_it_held_at_warn() {
+        let mut m = mmu(PfcThreshold::Dynamic);
+        let mut c = Capfc::new(
+            CapfcConfig {
+                warn: 30_000,
+                input_threshold: 10_000,
+                counter: InputCounter::Reserve,
+            },
+            Pfc::new(PfcConfig::default(), &facts()),
+        );
+        for _ in 0..31 {
+            m.admit(1, 3, 3, 1000);
+            assert_eq!(c.on_enqueue(&m, &ev(1, 3)), Reaction::default());
+        }
+        // Above WARN since its 31st packet, which it holds with 30 others: its
+        // shared allowance ends at 31 KB, and 10 KB more fill its reserve.
+        for _ in 0..9 {
+            m.admit(1, 3, 3, 1000);
+            assert_eq!(c.on_enqueue(&m, &ev(1, 3)), Reaction::default());
+        }
+        m.admit(1, 3, 3, 1000);
+        let f = c.on_enqueue(&m, &ev(1, 3)).frame.expect("pause at 41 KB");
+        assert_eq!((f.port, f.kind), (1, FrameKind::Pause));
     }
 }

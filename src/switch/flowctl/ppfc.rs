@@ -4,9 +4,13 @@
 //! * **When** (§4.1): only while some egress queue exceeds the ECN `K_max`; then
 //!   every `interval` (1 us).
 //! * **Prediction** (§4.2, Alg. 1): the increment of every (ingress port, class)
-//!   over the last interval, their sum, and the remaining time
-//!   `free shared buffer / total increment` (per interval). Below `T` (100 us),
-//!   pause.
+//!   over the last interval (the change of what it holds: arrivals net of
+//!   departures, since §4.3 rules out ports with a "negative buffer increase"),
+//!   their sum, and the remaining time `free shared buffer / total increment`
+//!   (per interval). Below `T` (100 us), pause. Once end-to-end control has cut
+//!   the senders, the queue still grows but slowly, and the remaining time stays
+//!   above `T`: P-PFC then waits, as §4.2 intends ("P-PFC would wait to see if
+//!   other congestion control mechanisms would help").
 //! * **Whom** (§4.3, Alg. 2): for every congested egress queue, its composition
 //!   by ingress port (a scan of the queue). Ports are drawn at random in
 //!   proportion to their share, skipping ports whose increment is not positive
@@ -15,8 +19,12 @@
 //!   paused (by standard PFC, or a P-PFC pause still in force) is drawn only if
 //!   its increment is still positive, and then gets no new frame.
 //! * **How long** (§4.4, Alg. 3): (its bytes in the egress queue + its increment)
-//!   / the egress port's speed, sent as pause quanta at the paused link's rate.
-//!   A per-(port, class) bit suppresses repeats until that pause lapses (§6.3).
+//!   / `Transmission_speed`, sent as pause quanta at the paused link's rate. Two
+//!   readings of that speed ([`PauseTime`]): the port's share of the egress
+//!   rate in the FIFO queue (default), so the pause lasts about as long as the
+//!   queue takes to drain, or the whole egress rate, so it lasts as long as the
+//!   port's own bytes take to send. A per-(port, class) bit suppresses repeats
+//!   until that pause lapses (§6.3).
 //!
 //! Choices the paper leaves open: "increment > 1" (Alg. 2) is read as a positive
 //! byte increment; "packets" (Alg. 3) are counted in bytes; the drawing stops when
@@ -48,6 +56,29 @@ pub struct PpfcConfig {
     /// A fixed pause time instead of Alg. 3's dynamic one (`None`, the
     /// default); P-PFC Fig. 10 compares the two.
     pub fixed_pause: Option<Delta>,
+    /// How Alg. 3's `Transmission_speed` is read (see [`PauseTime`]).
+    pub pause_time: PauseTime,
+}
+
+/// Alg. 3, `duration = (packets[port] + increment[port]) / Transmission_speed`:
+/// the speed at which the port's bytes leave the egress queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PauseTime {
+    /// The port's share of the egress rate, `rate x bytes / queue`: in a FIFO
+    /// queue its packets leave interleaved with everyone else's, so its bytes
+    /// are out only when about the whole queue is, and the pause is close to
+    /// the queue's drain time. The only reading that gives §2.3's worked
+    /// example (Fig. 2c: X and Y each hold half of a queue growing by one unit
+    /// per slot and draining one unit per slot; "the pause is set to be 2 time
+    /// units") and the drain time of Theorem 3.2 (no throughput loss while
+    /// `T_p < (q + v d*) / v_r`).
+    #[default]
+    FifoShare,
+    /// The whole egress rate: the time the port's own bytes alone take to send
+    /// (Fig. 2c would get one unit). It pauses a port with more bytes longer,
+    /// as §4.4 describes for Fig. 5, but lets it resume while most of its
+    /// packets still wait behind others'.
+    OwnBytes,
 }
 
 impl Default for PpfcConfig {
@@ -58,6 +89,7 @@ impl Default for PpfcConfig {
             r: 0.8,
             kmax: None,
             fixed_pause: None,
+            pause_time: PauseTime::default(),
         }
     }
 }
@@ -181,9 +213,15 @@ impl Ppfc {
                 continue;
             }
             // Alg. 3: drain its bytes in the queue plus what it adds per interval.
-            let dur = self.cfg.fixed_pause.unwrap_or_else(|| {
-                self.rate[q as usize].tx_time(bytes + self.inc[i].max(0) as u64)
-            });
+            let own = bytes + self.inc[i].max(0) as u64;
+            let drain = match self.cfg.pause_time {
+                PauseTime::OwnBytes => own,
+                PauseTime::FifoShare => (own as u128 * total as u128 / bytes as u128) as u64,
+            };
+            let dur = self
+                .cfg
+                .fixed_pause
+                .unwrap_or_else(|| self.rate[q as usize].tx_time(drain));
             let quanta =
                 time_to_quanta(self.rate[p as usize], dur).clamp(1, XOFF_QUANTA as u64 - 1);
             self.suppress_until[i] = now + dur;
@@ -372,7 +410,7 @@ mod tests {
     }
 
     #[test]
-    fn a_fast_growing_queue_pauses_the_ports_that_feed_it_for_their_share() {
+    fn a_fast_growing_queue_pauses_the_ports_that_feed_it_until_the_queue_drains() {
         // Pool 900 KB. P-PFC wakes at 60 KB queued (20 KB from port 1, 40 KB
         // from port 0). Port 0 then grows by 40 KB/us, port 1 not at all:
         // remaining time = 780 KB / 40 KB/us = 19.5 us < 100 us.
@@ -387,12 +425,41 @@ mod tests {
         assert_eq!(frames.len(), 1, "{frames:?}");
         let f = frames[0];
         assert_eq!((f.port, f.class, f.kind), (0, 3, FrameKind::Predictive));
-        // (80 KB in the queue + 40 KB increment) at 40 Gbps = 24 us = 1875 quanta.
-        assert_eq!(f.quanta, 1875);
+        // Port 0 holds 80 of the 100 KB queued, so it leaves at 80 % of 40 Gbps:
+        // (80 KB + 40 KB increment) / 32 Gbps = 30 us = 2343.75, so 2344 quanta.
+        assert_eq!(f.quanta, 2344);
         assert_eq!(b.fc.sent, 1);
         // The repeat bit holds while that pause is in force.
         b.arrive(us(2), 0, 40);
         assert!(b.tick(us(2)).is_empty());
+    }
+
+    /// P-PFC §2.3, Fig. 2c, at 40 Gbps with one unit = 40 KB and one slot = the
+    /// 8 us that 40 KB takes to leave: X (port 0) and Y (port 1) each add half a
+    /// unit per slot to a queue that holds one unit, half from each.
+    fn two_senders_half_a_queue_each(pause_time: PauseTime) -> Vec<Frame> {
+        let mut b = Bench::new(PpfcConfig {
+            interval: Delta::from_us(8),
+            t: Delta::from_us(1000),
+            kmax: Some(0),
+            pause_time,
+            ..PpfcConfig::default()
+        });
+        b.fc.activate(&b.m, us(0));
+        b.arrive(us(8), 0, 20);
+        b.arrive(us(8), 1, 20);
+        b.tick(us(8))
+    }
+
+    #[test]
+    fn the_section_2_3_example_pauses_both_senders_for_two_slots() {
+        let frames = two_senders_half_a_queue_each(PauseTime::FifoShare);
+        assert_eq!(frames.len(), 2, "R = 80 % needs both: {frames:?}");
+        // "the pause is set to be 2 time units": 16 us = 1250 quanta at 40 Gbps.
+        assert!(frames.iter().all(|f| f.quanta == 1250), "{frames:?}");
+        // Read as the own bytes at the full rate, it would be one slot.
+        let own = two_senders_half_a_queue_each(PauseTime::OwnBytes);
+        assert!(own.iter().all(|f| f.quanta == 625), "{own:?}");
     }
 
     #[test]
