@@ -26,6 +26,54 @@ quotes! {
     // ---- DCQCN (SIGCOMM'15) ----
     /// The benchmark traffic's runs last two minutes; ours tens of milliseconds.
     DCQCN_TWO_MINUTES = ("dcqcn", "§6.2", "Each run lasts for two minutes.");
+    /// PFC shares a congested port among its ingress ports, per port: a port that
+    /// carries one flow gives it as much as H4 gets.
+    DCQCN_PORT_SHARES = (
+        "dcqcn",
+        "§2.2",
+        "However, P2 carries just one flow (from H4), while P3 and P4 may carry multiple flows since H1, H2 and H3 must share these two ports, depending on how ECMP maps the flows."
+    );
+    /// RED-like marking makes a flow's throughput wander.
+    DCQCN_RED_UNSTABLE = (
+        "dcqcn",
+        "§6.1",
+        "However, we see a drawback that isn’t shown by fluid model: the throughput is unstable due to the randomness in marking."
+    );
+    /// The benchmark's user traffic is a number of pairs of an unpublished
+    /// trace, not a load; the incast's share of the receiver and of the fabric
+    /// depends on that load.
+    DCQCN_USER_PAIRS = (
+        "dcqcn",
+        "§6.2",
+        "The number of communicating pairs is fixed at 20 (we will vary this in a later experiment)."
+    );
+    /// The NIC's loss recovery is named but not its timers or retry limits,
+    /// which decide whether and how fast a flow recovers from losses.
+    DCQCN_GO_BACK_N = (
+        "dcqcn",
+        "§7",
+        "The ConnectX-3 Pro implements a simple go-back-N loss recovery scheme."
+    );
+    /// Fig. 18's lossy configuration: PFC off, and no word on the buffer limit a
+    /// lossy queue then has, which decides whether the incast drops at all.
+    DCQCN_PFC_DISABLED = (
+        "dcqcn",
+        "§6.2",
+        "First, we disable PFC entirely, although we do use DCQCN."
+    );
+    /// The paper's measurements are of its NICs' firmware, whose details
+    /// beyond the algorithm it does not give.
+    DCQCN_CX3_PRO = (
+        "dcqcn",
+        "§6",
+        "We now evaluate the performance of DCQCN in a variety of settings, using Mellanox ConnectX-3 Pro NICs."
+    );
+    /// Fig. 17's user traffic is again a number of pairs, not a load.
+    DCQCN_PAIRS_5_TO_80 = (
+        "dcqcn",
+        "§6.2",
+        "Now, we hold the degree of incast constant at 10, and vary the amount of use traffic by varying the number of simultaneously communicating pairs from 5 to 80."
+    );
 
     // ---- RCC (ToN'23) ----
     /// Every connection starts at line rate: 1000 simultaneous ones burst.

@@ -455,6 +455,11 @@ pub struct IncastEntry {
     pub size: Bytes,
     #[serde(default)]
     pub start: Delta,
+    /// Each sender starts at `start` plus its own offset, uniform in
+    /// `[0, start_spread)` and drawn from the scenario seed: hosts of a real
+    /// testbed do not start within the same nanosecond. Default 0 (together).
+    #[serde(default)]
+    pub start_spread: Delta,
     #[serde(default = "default_class")]
     pub class: u8,
 }

@@ -58,7 +58,7 @@ pub fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let flowctl = super::flowctl::resolve_flowctl(&f.switch, lossless, pfc.resume_offset, &cx)?;
     let diag = super::flowctl::resolve_diag(&f.diagnostics, &cx)?;
     let ecn = resolve_ecn(&f.switch.ecn, &cc, &cx)?;
-    let mut flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, &cx)?;
+    let mut flows = resolve_flows(&f.workload, &topo, &loaded.base_dir, f.seed, &cx)?;
     // Generated flows join the explicit ones, sorted by start time (stable).
     let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
     flows.extend(super::generators::generate(
@@ -464,6 +464,7 @@ fn resolve_flows(
     w: &WorkloadSection,
     topo: &Topology,
     base: &Path,
+    seed: u64,
     cx: &Ctx,
 ) -> Result<Vec<FlowSpec>, InputError> {
     let mut flows = Vec::new();
@@ -484,10 +485,15 @@ fn resolve_flows(
         let receiver = NodeId(e.receiver);
         let senders =
             super::generators::pick_senders(topo, cx, &field, &e.senders, e.fan_in, receiver)?;
-        for (j, f) in incast(&senders, receiver, e.size.0, SimTime(e.start.ps()), e.class)
+        let mut spread = crate::workload::incast::StartSpread::new(
+            e.start_spread,
+            crate::workload::derive_seed(seed, "incast", i),
+        );
+        for (j, mut f) in incast(&senders, receiver, e.size.0, SimTime(e.start.ps()), e.class)
             .into_iter()
             .enumerate()
         {
+            f.start += spread.offset();
             check_flow(&f, topo, &format!("{field}.senders[{j}]"), cx)?;
             flows.push(f);
         }

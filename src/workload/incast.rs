@@ -1,7 +1,8 @@
 //! N-to-1 incast.
 //!
 //! - [`incast`]: one event; every sender starts one message of the same size to one
-//!   receiver at the same time (HPCC §5.2 Fig. 9c, §5.4).
+//!   receiver at the same time (HPCC §5.2 Fig. 9c, §5.4), or each at its own
+//!   offset within a [`StartSpread`].
 //! - [`IncastOverlay`]: repeated events on top of background traffic (HPCC §5.3:
 //!   "randomly selecting 60 senders and one receiver, each sending 500KB. The
 //!   incast traffic load is 2% of the network capacity"). Each event picks a
@@ -36,6 +37,31 @@ pub fn incast(
             dport: 100,
         })
         .collect()
+}
+
+/// Per-sender start offsets of a one-shot incast, uniform in `[0, spread)` and
+/// drawn from `seed`, one per sender in order. A zero spread draws nothing and
+/// gives 0, so an incast without one starts every sender together.
+pub struct StartSpread {
+    spread_ps: u64,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl StartSpread {
+    pub fn new(spread: Delta, seed: u64) -> StartSpread {
+        StartSpread {
+            spread_ps: spread.ps(),
+            rng: rng(seed, 0),
+        }
+    }
+    /// The next sender's offset.
+    pub fn offset(&mut self) -> Delta {
+        if self.spread_ps == 0 {
+            Delta::ZERO
+        } else {
+            Delta::from_ps(self.rng.random_range(0..self.spread_ps))
+        }
+    }
 }
 
 /// Repeated incast events with random receivers and senders.
@@ -149,6 +175,25 @@ mod tests {
             dport: 100,
         };
         (o.generate(&pool, seed).unwrap(), pool, period)
+    }
+
+    #[test]
+    fn a_start_spread_staggers_senders_within_it_and_none_starts_them_together() {
+        let spread = Delta::from_us(10);
+        let mut s = StartSpread::new(spread, 7);
+        let offsets: Vec<Delta> = (0..20).map(|_| s.offset()).collect();
+        assert!(offsets.iter().all(|d| *d < spread));
+        let mut distinct = offsets.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 20, "20 senders, 20 start times");
+        let mut again = StartSpread::new(spread, 7);
+        assert!(
+            offsets.iter().all(|d| *d == again.offset()),
+            "same seed, same starts"
+        );
+        let mut none = StartSpread::new(Delta::ZERO, 7);
+        assert!((0..20).all(|_| none.offset() == Delta::ZERO));
     }
 
     #[test]

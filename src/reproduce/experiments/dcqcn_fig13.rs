@@ -7,7 +7,7 @@
 use crate::error::Error;
 use crate::plot::{AxisSpec, Figure, LineChart, Series, write_figure};
 use crate::reproduce::metrics::{mean_between, throughput};
-use crate::reproduce::{Analysis, Experiment, Finished, Row, RunSpec, Verdict, run};
+use crate::reproduce::{Analysis, Experiment, Finished, Row, Rule, RunSpec, run};
 use crate::units::Delta;
 use std::path::Path;
 
@@ -70,9 +70,12 @@ fn times_ms(quick: bool) -> (f64, f64) {
 struct Measured {
     /// Mean throughput (Gbps) of each flow in the second half of their coexistence.
     mean: [f64; 2],
-    /// Mean |change| of each flow's 1 ms throughput between consecutive
-    /// samples in that window, averaged over both flows (Gbps).
-    jitter: f64,
+    /// Standard deviation of each flow's 1 ms throughput in that window,
+    /// averaged over both flows (Gbps): the fast sawtooth of cuts and recoveries.
+    sd_1ms: f64,
+    /// Standard deviation of each flow's 10 ms averages in that window, averaged
+    /// over both flows (Gbps): the slow drift a plot over a second shows.
+    sd_10ms: f64,
 }
 
 impl Measured {
@@ -92,25 +95,52 @@ fn window(quick: bool) -> (f64, f64) {
     (join + (stop - join) / 2.0, stop)
 }
 
+/// Population standard deviation (0 for fewer than two values).
+fn sd(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64).sqrt()
+}
+
+/// Averages of consecutive runs of `n` values (a partial last run is dropped).
+fn bins(v: &[f64], n: usize) -> Vec<f64> {
+    v.chunks_exact(n)
+        .map(|c| c.iter().sum::<f64>() / n as f64)
+        .collect()
+}
+
+/// Samples are 1 ms apart; 10 of them make a 10 ms average.
+const PER_10MS: usize = 10;
+
+/// (b)'s spread counts as at least this (Gbps): below it a plot is flat.
+const SD_FLOOR: f64 = 0.01;
+
 fn measure(series: [&[(f64, f64)]; 2], from_ms: f64, to_ms: f64) -> Measured {
-    let jit = |s: &[(f64, f64)]| {
-        let v: Vec<f64> = s
-            .iter()
+    let inside = |s: &[(f64, f64)]| -> Vec<f64> {
+        s.iter()
             .filter(|(t, _)| *t > from_ms && *t <= to_ms)
             .map(|p| p.1)
-            .collect();
-        if v.len() < 2 {
-            return 0.0;
-        }
-        v.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>() / (v.len() - 1) as f64
+            .collect()
     };
+    let (a, b) = (inside(series[0]), inside(series[1]));
     Measured {
         mean: [
             mean_between(series[0], from_ms, to_ms),
             mean_between(series[1], from_ms, to_ms),
         ],
-        jitter: (jit(series[0]) + jit(series[1])) / 2.0,
+        sd_1ms: (sd(&a) + sd(&b)) / 2.0,
+        sd_10ms: (sd(&bins(&a, PER_10MS)) + sd(&bins(&b, PER_10MS))) / 2.0,
     }
+}
+
+/// How much more (c)'s throughput varies than (b)'s, at the time scale where
+/// the difference is smaller: the lesser of the 1 ms and the 10 ms ratios of
+/// their spreads.
+fn variability_ratio(red: &Measured, fast: &Measured) -> f64 {
+    let r = |c: f64, b: f64| c / b.max(SD_FLOOR);
+    r(red.sd_1ms, fast.sd_1ms).min(r(red.sd_10ms, fast.sd_10ms))
 }
 
 impl Experiment for DcqcnFig13 {
@@ -171,116 +201,84 @@ impl Experiment for DcqcnFig13 {
                 x.unfairness()
             )
         };
-        let fair = |x: &Measured| x.unfairness() < 0.1;
-        a.rows.push(Row {
-            metric: "(a) strawman parameters".into(),
-            paper: "\"as the model predicts, there is unfairness between the two competing flows\""
-                .into(),
-            ours: show(straw),
-            verdict: if straw.unfairness() > 0.2 {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "unfairness = |x1 - x2| / (x1 + x2) of the mean throughputs; matches above 0.2. \
-                  The byte counter (150 KB) lets the fast flow climb far more often than the \
-                  1.5 ms timer lets the slow one"
-                .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "(b) fast timer (55 µs), cut-off marking".into(),
-            paper: "\"speeding up the rate increase timer alleviates the unfairness\"".into(),
-            ours: show(fast),
-            verdict: if fair(fast) {
-                Verdict::Matches
-            } else if fast.unfairness() < 0.5 * straw.unfairness() {
-                Verdict::Partly
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when fair (unfairness < 0.1), partly when at least halved from (a). \
-                  The paper does not say which byte counter (b) used; we take §5.2's advice \
-                  (\"the byte counter should be set large, e.g., 10MB\"); with 10 MB and \
-                  g = 1/16 our flows converge slowly, by the timer's 40 Mbps steps"
-                .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "(b') fast timer with the strawman's 150 KB byte counter".into(),
-            paper: "§5.2: with an aggressive timer, a small byte counter triggers \"the hyper \
-                    increase phase too fast, which may harm convergence\""
-                .into(),
-            ours: show(fast_small),
-            verdict: if fast_small.unfairness() > fast.unfairness() {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when (b') is less fair than (b)".into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "(c) RED-like marking (5 KB / 200 KB / 1%), slow timer".into(),
-            paper: "\"the two flows, on average get similar throughput\"".into(),
-            ours: show(red),
-            verdict: if fair(red) {
-                Verdict::Matches
-            } else if red.unfairness() < 0.5 * straw.unfairness() {
-                Verdict::Partly
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when fair (unfairness < 0.1), partly when at least halved from (a)"
-                .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "(c) stability".into(),
-            paper: "\"the throughput is unstable due to the randomness in marking\"".into(),
-            ours: format!(
-                "mean 1 ms-to-1 ms change {:.2} Gbps with RED vs {:.2} Gbps with (b)",
-                red.jitter, fast.jitter
+        const UNFAIRNESS: &str = "unfairness |x1 - x2| / (x1 + x2) of the mean throughputs";
+        // "There is unfairness": one flow takes clearly more than the other.
+        let unfair = Rule::at_least(0.2, "").partly(0.1).of(UNFAIRNESS);
+        // "Alleviates the unfairness", "on average get similar throughput".
+        let fair = Rule::at_most(0.1, "").partly(0.2).of(UNFAIRNESS);
+        a.rows.push(Row::judged(
+            "(a) strawman parameters",
+            "\"as the model predicts, there is unfairness between the two competing flows\"",
+            show(straw),
+            straw.unfairness(),
+            &unfair,
+            "The byte counter (150 KB) lets the fast flow climb far more often than the 1.5 ms \
+             timer lets the slow one",
+        ));
+        a.rows.push(Row::judged(
+            "(b) fast timer (55 µs), cut-off marking",
+            "\"speeding up the rate increase timer alleviates the unfairness\"",
+            show(fast),
+            fast.unfairness(),
+            &fair,
+            "The paper does not say which byte counter (b) used; we take §5.2's advice (\"the \
+             byte counter should be set large, e.g., 10MB\"); (b') is the other reading",
+        ));
+        a.rows.push(Row::judged(
+            "(b') fast timer with the strawman's 150 KB byte counter",
+            "§5.2: with an aggressive timer, a small byte counter triggers \"the hyper increase \
+             phase too fast, which may harm convergence\"",
+            show(fast_small),
+            fast_small.unfairness(),
+            &unfair,
+            "(b') is the other reading of (b)'s unstated byte counter; with it the fast timer \
+             does not alleviate the unfairness, as §5.2 warns",
+        ));
+        a.rows.push(Row::judged(
+            "(c) RED-like marking (5 KB / 200 KB / 1%), slow timer",
+            "\"the two flows, on average get similar throughput\"",
+            show(red),
+            red.unfairness(),
+            &fair,
+            "",
+        ));
+        let ratio = variability_ratio(red, fast);
+        a.rows.push(Row::judged(
+            "(c) stability",
+            "\"the throughput is unstable due to the randomness in marking\" (unlike (b)'s \
+             cut-off marking)",
+            format!(
+                "spread of each flow's throughput, RED (c) vs cut-off (b): per 1 ms {:.2} vs \
+                 {:.2} Gbps, of 10 ms averages {:.2} vs {:.2} Gbps; ratio {ratio:.1}",
+                red.sd_1ms, fast.sd_1ms, red.sd_10ms, fast.sd_10ms
             ),
-            verdict: if red.jitter > 3.0 * fast.jitter {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when (c)'s 1 ms throughput changes more than 3× (b)'s".into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "(d) combined (Fig. 14 parameters)".into(),
-            paper:
-                "the deployed combination (Fig. 13(d)): fair, chosen for the multi-bottleneck case"
-                    .into(),
-            ours: format!("{}; 1 ms change {:.2} Gbps", show(comb), comb.jitter),
-            verdict: if fair(comb) {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when fair (unfairness < 0.1); the text gives no number for (d)".into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
+            ratio,
+            &Rule::at_least(3.0, "x")
+                .partly(1.5)
+                .of("(c)'s spread / (b)'s, the lesser of the 1 ms and 10 ms ratios"),
+            "Spread = standard deviation of a flow's throughput over the window, of its 1 ms \
+             samples (the sawtooth of cuts and recoveries) and of its 10 ms averages (the drift \
+             a plot over a second shows), averaged over the two flows; (b)'s counts as at least \
+             0.01 Gbps",
+        ));
+        a.rows.push(Row::judged(
+            "(d) combined (Fig. 14 parameters)",
+            "the deployed combination (Fig. 13(d)): fair, chosen for the multi-bottleneck case",
+            format!(
+                "{}; spread per 1 ms {:.2}, of 10 ms averages {:.2} Gbps",
+                show(comb),
+                comb.sd_1ms,
+                comb.sd_10ms
+            ),
+            comb.unfairness(),
+            &fair,
+            "The text gives no number for (d)",
+        ));
         let (join, stop) = times_ms(quick);
         a.notes.push(format!(
             "Three hosts on one 40 Gbps switch (1 µs links, 12 MB buffer, PFC on); flow 1 starts at \
              0, flow 2 at {join} ms, stop at {stop} ms; delivered throughput every 1 ms. Means and \
-             changes over [{from}, {to}] ms (the second half of the two flows' coexistence). The \
+             spreads over [{from}, {to}] ms (the second half of the two flows' coexistence). The \
              strawman is §5.2's B = 150 KB, T = 1.5 ms, K_min = K_max = 40 KB, P_max = 1, g = 1/16; \
              each variant changes only what the paper names ((b') is ours). --quick starts flow 2 \
              at 20 ms and stops at 220 ms instead of 500 ms and 1500 ms."
@@ -294,23 +292,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn measure_averages_the_window_and_the_step_changes() {
-        let a: Vec<(f64, f64)> = vec![(1.0, 40.0), (2.0, 30.0), (3.0, 10.0), (4.0, 30.0)];
-        let b: Vec<(f64, f64)> = vec![(1.0, 0.0), (2.0, 10.0), (3.0, 10.0), (4.0, 10.0)];
-        let m = measure([&a, &b], 2.0, 4.0);
-        // means over t in [2, 4]: 70/3 and 10; steps after t = 2: (20, 20) and (0, 0).
-        assert!((m.mean[0] - 70.0 / 3.0).abs() < 1e-9);
-        assert!((m.mean[1] - 10.0).abs() < 1e-9);
-        assert!((m.jitter - 10.0).abs() < 1e-9, "{}", m.jitter);
-        let u = (70.0 / 3.0 - 10.0) / (70.0 / 3.0 + 10.0);
-        assert!((m.unfairness() - u).abs() < 1e-9);
+    fn measure_averages_the_window_and_takes_the_spread_at_two_time_scales() {
+        // Flow 1 alternates 10 and 30 every 1 ms (a fast sawtooth, flat over
+        // 10 ms); flow 2 sits at 10 for 10 ms, then at 30 (a slow drift).
+        let a: Vec<(f64, f64)> = (1..=20)
+            .map(|t| (t as f64, if t % 2 == 0 { 30.0 } else { 10.0 }))
+            .collect();
+        let b: Vec<(f64, f64)> = (1..=20)
+            .map(|t| (t as f64, if t <= 10 { 10.0 } else { 30.0 }))
+            .collect();
+        let m = measure([&a, &b], 0.0, 20.0);
+        assert!((m.mean[0] - 20.0).abs() < 1e-9 && (m.mean[1] - 20.0).abs() < 1e-9);
+        // Both have sd 10 per 1 ms sample; only flow 2's 10 ms averages differ (10, 30).
+        assert!((m.sd_1ms - 10.0).abs() < 1e-9, "{}", m.sd_1ms);
+        assert!((m.sd_10ms - 5.0).abs() < 1e-9, "{}", m.sd_10ms);
+    }
+
+    #[test]
+    fn a_sawtooth_flat_over_10ms_counts_as_stable_and_a_drift_does_not() {
+        let m = |sd_1ms, sd_10ms| Measured {
+            mean: [20.0, 20.0],
+            sd_1ms,
+            sd_10ms,
+        };
+        // (c) varies 5x more per 1 ms but no more per 10 ms: ratio 1.
+        assert!((variability_ratio(&m(2.0, 0.5), &m(0.4, 0.5)) - 1.0).abs() < 1e-9);
+        // (b) flat over 10 ms: its spread counts as the 0.01 Gbps floor.
+        assert!((variability_ratio(&m(2.0, 3.0), &m(0.4, 0.0)) - 5.0).abs() < 1e-9);
     }
 
     #[test]
     fn a_starved_flow_is_fully_unfair() {
         let m = Measured {
             mean: [37.0, 0.0],
-            jitter: 0.0,
+            sd_1ms: 0.0,
+            sd_10ms: 0.0,
         };
         assert_eq!(m.unfairness(), 1.0);
     }

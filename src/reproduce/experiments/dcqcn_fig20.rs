@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::plot::{AxisSpec, BarChart, Figure, write_figure};
 use crate::reproduce::metrics::{mean_between, throughput};
-use crate::reproduce::{Analysis, Experiment, Finished, Row, RunSpec, Verdict, run};
+use crate::reproduce::{Analysis, Experiment, Finished, Row, Rule, RunSpec, run};
 use std::path::Path;
 
 pub struct DcqcnFig20;
@@ -87,37 +87,38 @@ impl Experiment for DcqcnFig20 {
         a.figures.push("multi-bottleneck".into());
         let [c1, c2, c3] = means[0];
         let [r1, r2, r3] = means[1];
-        a.rows.push(Row {
-            metric: "f2 (two bottlenecks) with cut-off marking".into(),
-            paper: "\"the flow with two bottleneck gets lower throughput\" than max-min's 20 Gbps"
-                .into(),
-            ours: format!("f2 {c2:.1} Gbps; f1 {c1:.1}, f3 {c3:.1}"),
-            verdict: if c2 < 0.8 * 20.0 && c2 < c1.min(c3) {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when f2 is below 80% of 20 Gbps and below f1 and f3".into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
-        a.rows.push(Row {
-            metric: "f2 with RED-like marking".into(),
-            paper: "\"mitigated (but not completely solved)\": f2 closer to 20 Gbps, still below f1, f3"
-                .into(),
-            ours: format!("f2 {r2:.1} Gbps (cut-off {c2:.1}); f1 {r1:.1}, f3 {r3:.1}"),
-            verdict: if r2 > c2 && r2 < r1.min(r3) {
-                Verdict::Matches
-            } else {
-                Verdict::Differs
-            },
-            why: "matches when f2 gets more than with cut-off marking but still less than f1 and f3"
-                .into(),
-            value: None,
-            explanation: None,
-            seeds: Vec::new(),
-        });
+        a.rows.push(Row::judged(
+            "f2 (two bottlenecks) with cut-off marking",
+            "\"the flow with two bottleneck gets lower throughput\" (max-min fairness: 20 Gbps \
+             each)",
+            format!("f2 {c2:.1} Gbps; f1 {c1:.1}, f3 {c3:.1}"),
+            c2 / c1.min(c3),
+            &Rule::at_most(0.8, "x")
+                .partly(0.95)
+                .of("f2 / the smaller of f1 and f3"),
+            "",
+        ));
+        a.rows.push(Row::judged(
+            "f2 with RED-like marking vs cut-off",
+            "\"The problem can be mitigated (but not completely solved) using a less abrupt, \
+             RED-like marking scheme\": f2 gains",
+            format!("f2 {r2:.1} Gbps with RED, {c2:.1} with cut-off"),
+            r2 / c2,
+            &Rule::at_least(1.1, "x")
+                .partly(1.0)
+                .of("f2 with RED / f2 with cut-off"),
+            "",
+        ));
+        a.rows.push(Row::judged(
+            "f2 with RED-like marking vs f1, f3",
+            "\"mitigated (but not completely solved)\": f2 still below f1 and f3",
+            format!("f2 {r2:.1} Gbps; f1 {r1:.1}, f3 {r3:.1}"),
+            r2 / r1.min(r3),
+            &Rule::at_most(0.95, "x")
+                .partly(1.05)
+                .of("f2 / the smaller of f1 and f3, with RED"),
+            "",
+        ));
         a.notes.push(format!(
             "The parking-lot topology reproduces Fig. 20(a)'s shape with 40 Gbps links (the S0-S1 link \
              is the T1 uplink ECMP gives f1 and f2). All three flows start at 0 and run until {stop} ms; \
