@@ -185,7 +185,9 @@ struct Res {
     q_last: (f64, f64),
     /// Convergence (µs) after f2's and f3's start.
     conv: [Option<f64>; 2],
-    flags: f64,
+    /// Per part of [`FLAG_PARTS`]: (samples as expected, samples, samples
+    /// flagged in-network).
+    flags: [(usize, usize, usize); 6],
 }
 
 fn port_queue(out: &RunOutputs, (node, port): (u32, u16)) -> Vec<(f64, f64)> {
@@ -206,27 +208,45 @@ fn expected(flow: u32, t_ms: f64, starts: &[f64; 3]) -> Option<Congestion> {
     }
 }
 
-/// Fraction of rate samples whose flag is the expected one, leaving out the
-/// first 10% of each phase (time to detect: n samples, one per RTT).
-fn flag_accuracy(out: &RunOutputs, starts: &[f64; 3], end: f64) -> f64 {
+/// The parts of the run whose flags are counted apart: (flow, phase).
+const FLAG_PARTS: [(u32, usize, &str); 6] = [
+    (0, 0, "f1 alone"),
+    (0, 1, "f1 with f2"),
+    (1, 1, "f2 with f1"),
+    (0, 2, "f1 in phase 3"),
+    (1, 2, "f2 in phase 3"),
+    (2, 2, "f3"),
+];
+
+/// Per part of [`FLAG_PARTS`], (rate samples whose flag is the expected one,
+/// samples, samples flagged in-network), leaving out the first 10% of each
+/// phase (time to detect: n samples, one per RTT).
+fn flag_accuracy(out: &RunOutputs, starts: &[f64; 3], end: f64) -> [(usize, usize, usize); 6] {
     let settle = 0.1 * (starts[1] - starts[0]);
-    let mut ok = 0usize;
-    let mut n = 0usize;
+    let mut parts = [(0usize, 0usize, 0usize); 6];
     for r in &out.rates {
         let t = r.time.as_secs_f64() * 1e3;
-        let phase_start = starts
-            .iter()
-            .copied()
-            .filter(|s| *s <= t)
-            .fold(0.0, f64::max);
-        if t < phase_start + settle || t > end || t < starts[r.flow as usize] {
+        let phase = starts.iter().filter(|s| **s <= t).count().saturating_sub(1);
+        if t < starts[phase] + settle || t > end || t < starts[r.flow as usize] {
             continue;
         }
-        if let Some(want) = expected(r.flow, t, starts) {
-            n += 1;
-            ok += usize::from(r.congestion == want);
+        let part = FLAG_PARTS
+            .iter()
+            .position(|(f, ph, _)| *f == r.flow && *ph == phase);
+        if let (Some(i), Some(want)) = (part, expected(r.flow, t, starts)) {
+            parts[i].1 += 1;
+            parts[i].0 += usize::from(r.congestion == want);
+            parts[i].2 += usize::from(r.congestion == Congestion::InNetwork);
         }
     }
+    parts
+}
+
+/// The share of all counted samples whose flag is the expected one.
+fn flag_share(parts: &[(usize, usize, usize)]) -> f64 {
+    let (ok, n) = parts
+        .iter()
+        .fold((0, 0), |(a, b), (o, m, _)| (a + o, b + m));
     if n == 0 { 0.0 } else { ok as f64 / n as f64 }
 }
 
@@ -356,17 +376,38 @@ fn rows(res: &[Res], a: &mut Analysis) {
         .value(j(rcc))
         .explained(quotes::RCC_DERIVATIVE_FAIRNESS),
     );
-    a.rows.push(Row::judged(
-        "RCC congestion-type flags",
-        "\"consistency of detected congestion type with constructed congestions\"",
-        format!("{:.1}% of samples as constructed", 100.0 * rcc.flags),
-        100.0 * rcc.flags,
-        &Rule::at_least(95.0, " %")
-            .partly(80.0)
-            .of("samples whose flag is the constructed type"),
-        "constructed: f1 last-hop alone, f1 and f2 in-network once f2 starts, f3 last-hop; \
-         first 10% of each phase left out",
-    ));
+    a.rows.push(
+        Row::judged(
+            "RCC congestion-type flags",
+            "\"consistency of detected congestion type with constructed congestions\"",
+            format!(
+                "{:.1}% of samples as constructed ({})",
+                100.0 * flag_share(&rcc.flags),
+                FLAG_PARTS
+                    .iter()
+                    .zip(&rcc.flags)
+                    .map(|((_, _, what), (ok, n, inn))| {
+                        let share = |k: usize| 100.0 * k as f64 / (*n).max(1) as f64;
+                        format!("{what} {:.0}% (in-network {:.0}%)", share(*ok), share(*inn))
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            100.0 * flag_share(&rcc.flags),
+            &Rule::at_least(95.0, " %")
+                .partly(80.0)
+                .of("samples whose flag is the constructed type"),
+            &format!(
+                "constructed: f1 last-hop alone, f1 and f2 in-network once f2 starts, f3 last-hop; \
+             first 10% of each phase left out. f3's last-hop congestion forms only if f2 and \
+             f3 fill R2's link: they carry {:.1} of its {:.0} Gbps in phase 3, because the PID \
+             holds f2 at its window ratio to f1. {PID_KEEPS_RATIOS}",
+                rcc.p3[1] + rcc.p3[2],
+                rcc.line
+            ),
+        )
+        .explained(quotes::RCC_DERIVATIVE_FAIRNESS),
+    );
 }
 
 #[cfg(test)]
