@@ -257,6 +257,40 @@ mod tests {
     }
 
     #[test]
+    fn backlogged_throughput_counts_bytes_between_the_samples_after_the_warm_up() {
+        let ms = |m: u64| SimTime(m * 1_000_000_000);
+        // Flow 0 at 8 Gbps throughout (1 MB per ms); flow 1 at 0 for its first
+        // 2 ms (a start-up cut), then 8 Gbps. Sampled every ms from 1 ms.
+        let mut rates = Vec::new();
+        for m in 1..=10u64 {
+            for (flow, d) in [(0u32, m * 1_000_000), (1, m.saturating_sub(2) * 1_000_000)] {
+                rates.push(RateSample {
+                    time: ms(m),
+                    flow,
+                    rate: crate::units::Rate::from_gbps(8),
+                    window: None,
+                    delivered: d,
+                    congestion: crate::cc::Congestion::Unknown,
+                });
+            }
+        }
+        let gbps = |from, end| backlogged_gbps(&rates, &[0, 1], SimTime::ZERO, from, end);
+        // From the start: flow 1 lost 2 of 10 ms.
+        let whole = gbps(SimTime::ZERO, ms(10));
+        assert!(
+            (whole[0] - 8.0).abs() < 1e-9 && (whole[1] - 6.4).abs() < 1e-9,
+            "{whole:?}"
+        );
+        // After a 3 ms warm-up both run at 8 Gbps.
+        let after = gbps(ms(3), ms(10));
+        assert!(after.iter().all(|g| (g - 8.0).abs() < 1e-9), "{after:?}");
+        // A warm-up past the end falls back to the whole time.
+        assert_eq!(gbps(ms(20), ms(10)), whole);
+        // No sample before the end: nothing was delivered.
+        assert_eq!(gbps(SimTime::ZERO, SimTime::ZERO), vec![0.0, 0.0]);
+    }
+
+    #[test]
     fn pauses_sum_pause_rx_of_the_spines_or_of_every_device() {
         let csv = "node,port,priority,pause_rx,resume_rx,expire,paused_ns,pause_tx,resume_tx,ppfc_tx,storm_windows\n\
                    23,0,3,5,5,0,100,0,0,0,0\n\
