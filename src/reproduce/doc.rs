@@ -140,8 +140,8 @@ pub fn write_doc(
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "| experiment | source | verdict | rows: matches / partly / differs | unexplained | scale |\n\
-         |---|---|---|---|---|---|"
+        "| experiment | source | verdict | rows: matches / partly / differs | unexplained | scale | seeds |\n\
+         |---|---|---|---|---|---|---|"
     );
     let mut total = Counts::default();
     for e in all() {
@@ -156,6 +156,11 @@ pub fn write_doc(
             } else {
                 "quick"
             };
+            let seeds = sec
+                .lines()
+                .find_map(|l| l.split("Seeds: ").nth(1))
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or("?");
             let (counts, unexplained) = match parse_counts(sec) {
                 Some(c) => {
                     total.add(c);
@@ -168,13 +173,13 @@ pub fn write_doc(
             };
             let _ = writeln!(
                 table,
-                "| [{}](#{}) | {} | {verdict} | {counts} | {unexplained} | {scale} |",
+                "| [{}](#{}) | {} | {verdict} | {counts} | {unexplained} | {scale} | {seeds} |",
                 e.id(),
                 e.id(),
                 e.source()
             );
         } else {
-            let _ = writeln!(table, "| {} | {} | not run | | | |", e.id(), e.source());
+            let _ = writeln!(table, "| {} | {} | not run | | | | |", e.id(), e.source());
         }
     }
     let mut out = format!("{DOC_MARKER}\n{DOC_HEADER}");
@@ -241,7 +246,8 @@ Every key figure and table of the four papers, re-run with `rocesim reproduce <i
 put beside the paper's numbers. Nothing here is tuned to match.\n\n\
 **How rows are judged.** Each row states its rule (the thresholds the code applies) in its \
 \"how judged\" column. Every experiment runs under several seeds (every run's seed moved by \
-+0, +1000, +2000): a row matches only if it matches under every seed; if the seeds disagree \
++0, +1000, +2000; the table's seeds column; rcc-fig9 at full scale takes about 45 minutes per \
+seed on 2 cores and runs one, its scaled-down version three in CI): a row matches only if it matches under every seed; if the seeds disagree \
 it is \"partly\" and the row lists each seed's verdict. The rocesim column shows the seed whose \
 judged value is the median, with the range over the seeds in brackets. A row that does not \
 match quotes the sentence of the paper that explains the difference (a setting it does not \
