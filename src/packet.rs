@@ -162,9 +162,6 @@ impl Packet {
             self.flags &= !f;
         }
     }
-    pub fn is_control(&self) -> bool {
-        !matches!(self.kind, PacketKind::Data)
-    }
 }
 
 /// Arena of packets with a free list; INT records in a parallel array.

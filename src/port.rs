@@ -208,20 +208,6 @@ impl Egress {
         self.next_event = SimTime::MAX;
         true
     }
-
-    /// Total paused time of all classes, counting pauses still in force at `now`.
-    pub fn paused_time(&self, now: SimTime) -> Delta {
-        (0..CLASSES)
-            .map(|c| {
-                let open = if self.is_paused(c as u8) {
-                    now.since(self.paused_since[c])
-                } else {
-                    Delta::ZERO
-                };
-                self.paused_total[c] + open
-            })
-            .fold(Delta::ZERO, |a, b| a + b)
-    }
 }
 
 #[cfg(test)]

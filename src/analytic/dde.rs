@@ -134,9 +134,6 @@ impl<S: DelaySystem> Rk4Dde<S> {
     pub fn t(&self) -> f64 {
         self.t
     }
-    pub fn step_size(&self) -> f64 {
-        self.h
-    }
     pub fn state(&self) -> &[f64] {
         &self.x
     }

@@ -1,7 +1,7 @@
 //! Measurements the experiments share: throughput over time from the rate trace,
 //! queue statistics from queue samples, fairness.
 
-use crate::output::{QueueSample, RateSample, RunOutputs};
+use crate::output::{QueueSample, RateSample};
 use crate::units::SimTime;
 use std::collections::BTreeMap;
 
@@ -74,15 +74,6 @@ pub fn pct(values: &[f64], p: f64) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     crate::output::percentile(&v, p)
-}
-
-/// FCTs (µs) of the completed flows of a given size.
-pub fn fcts_of_size(out: &RunOutputs, size: u64) -> Vec<f64> {
-    out.fct
-        .iter()
-        .filter(|f| f.size == size)
-        .map(|f| f.fct.as_us_f64())
-        .collect()
 }
 
 #[cfg(test)]

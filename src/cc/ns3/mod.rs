@@ -53,15 +53,6 @@ impl Ns3Algo {
         .into_iter()
         .find(|a| a.name() == name)
     }
-    /// The ns-3 CC_MODE number.
-    pub fn cc_mode(self) -> u32 {
-        match self {
-            Ns3Algo::Dcqcn => 1,
-            Ns3Algo::Hpcc => 3,
-            Ns3Algo::Timely => 7,
-            Ns3Algo::Dctcp => 8,
-        }
-    }
 }
 
 /// `[cc.ns3]`: the ns-3 config keys of the congestion controls, lower-cased.

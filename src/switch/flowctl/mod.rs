@@ -179,14 +179,6 @@ impl SwitchFc {
             Scheme::Capfc(c) => SwitchFc::Capfc(Capfc::new(c.clone(), pfc)),
         }
     }
-
-    /// Predictive pauses sent so far (P-PFC only).
-    pub fn predictive_pauses(&self) -> u64 {
-        match self {
-            SwitchFc::Ppfc(p) => p.sent,
-            _ => 0,
-        }
-    }
 }
 
 impl FlowControl for SwitchFc {
