@@ -117,6 +117,29 @@ impl Error {
     }
 }
 
+/// What went wrong with an OS call on a path the user named, in words (no
+/// "(os error N)").
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::PermissionDenied => "permission denied".into(),
+        K::NotFound => "no such file or directory".into(),
+        K::AlreadyExists => "it already exists".into(),
+        K::NotADirectory => "a part of the path is a file, not a directory".into(),
+        K::IsADirectory => "it is a directory".into(),
+        K::ReadOnlyFilesystem => "read-only file system".into(),
+        K::StorageFull => "no space left on device".into(),
+        K::QuotaExceeded => "disk quota exceeded".into(),
+        _ => {
+            let t = e.to_string();
+            match t.find(" (os error") {
+                Some(i) => t[..i].to_lowercase(),
+                None => t,
+            }
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]

@@ -185,7 +185,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
                     threads: Some(threads),
                     ..RunOptions::default()
                 };
-                let out = crate::run(cfg, &opts, out_dir, &mut |_, _, _| {})?;
+                let out = crate::run(cfg, &opts, out_dir, &mut |_| {})?;
                 if best
                     .as_ref()
                     .is_none_or(|b| out.summary.wall_seconds < b.wall_seconds)

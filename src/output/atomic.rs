@@ -56,6 +56,17 @@ pub fn remove_all_temporaries() -> usize {
     n
 }
 
+/// Lists `path` as a file to remove on a signal ([`remove_all_temporaries`]),
+/// before it is created (a directory claim, [`super::claim`]).
+pub fn note_temporary(path: &Path) {
+    registry().insert(path.to_path_buf());
+}
+
+/// Takes `path` off that list (it was removed, or never created).
+pub fn forget_temporary(path: &Path) {
+    registry().remove(path);
+}
+
 /// The bytes the temporary files of this process in `dir` hold on disk.
 pub fn temp_bytes(dir: &Path) -> u64 {
     let open: Vec<PathBuf> = registry()
@@ -73,6 +84,9 @@ pub struct AtomicFile {
     tmp: PathBuf,
     dst: PathBuf,
     w: Option<BufWriter<File>>,
+    /// Bytes written so far (buffered ones included): what the output limit
+    /// counts, row by row, without asking the file system.
+    written: u64,
 }
 
 impl AtomicFile {
@@ -92,7 +106,13 @@ impl AtomicFile {
             tmp,
             dst,
             w: Some(BufWriter::with_capacity(1 << 16, f)),
+            written: 0,
         })
+    }
+
+    /// The bytes written to this file so far, those still buffered included.
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// An I/O error on this file, naming the final path.
@@ -128,10 +148,14 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.w.as_mut().expect("not yet committed").write(buf)
+        let n = self.w.as_mut().expect("not yet committed").write(buf)?;
+        self.written += n as u64;
+        Ok(n)
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.w.as_mut().expect("not yet committed").write_all(buf)
+        self.w.as_mut().expect("not yet committed").write_all(buf)?;
+        self.written += buf.len() as u64;
+        Ok(())
     }
     fn flush(&mut self) -> io::Result<()> {
         self.w.as_mut().expect("not yet committed").flush()

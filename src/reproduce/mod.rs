@@ -360,7 +360,7 @@ pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis
                     };
                     let run_dir = seed_dir.join("runs").join(&spec.name);
                     let started = std::time::Instant::now();
-                    let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_, _, _| {})?;
+                    let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_| {})?;
                     if o.progress {
                         eprintln!(
                             "  {}/{}{}: {} flows, {:.1} s",

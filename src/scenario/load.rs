@@ -5,6 +5,7 @@
 
 use super::ScenarioFile;
 use crate::error::InputError;
+use crate::limits::{MAX_KEY_LEN, MAX_KEY_PARTS};
 use std::path::{Path, PathBuf};
 
 /// A parsed scenario with where it came from.
@@ -151,7 +152,7 @@ fn key_on_line(text: &str, line: usize) -> Option<(String, String)> {
 /// Applies one `key.path=value` override. The value is read as TOML (a number,
 /// boolean, string in quotes, array...) and as a plain string otherwise.
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputError> {
-    let flag = format!("--set {spec}");
+    let flag = format!("--set {}", clip(spec));
     let Some((key, raw)) = spec.split_once('=') else {
         return Err(InputError::new(
             flag,
@@ -160,12 +161,30 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
         ));
     };
     let key = key.trim();
+    // Bounded before anything is built for it: a key thousands of levels deep
+    // would nest tables that deep, and dropping or writing them recurses.
+    let depth = key.split('.').count();
+    if depth > MAX_KEY_PARTS || key.len() > MAX_KEY_LEN {
+        return Err(InputError::new(
+            flag,
+            "",
+            format!(
+                "a key path of {depth} parts and {} characters is longer than any scenario key \
+                 (limit {MAX_KEY_PARTS} parts, {MAX_KEY_LEN} characters; valid: e.g. \
+                 topology.rate or workload.flows[0].size)",
+                key.len()
+            ),
+        ));
+    }
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(InputError::new(
             flag,
             "",
-            format!("\"{key}\" is not a key path like topology.rate or workload.flows[0].size"),
+            format!(
+                "\"{}\" is not a key path like topology.rate or workload.flows[0].size",
+                clip(key)
+            ),
         ));
     }
     let value = parse_value(raw.trim());
@@ -222,6 +241,16 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
     unreachable!("the loop returns at the last key")
 }
 
+/// `text` for a message: whole when short, else its first 60 characters and
+/// how long it is, so that a huge input gives a readable line.
+pub fn clip(text: &str) -> String {
+    const SHOW: usize = 60;
+    match text.char_indices().nth(SHOW) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}... ({} characters)", &text[..at], text.chars().count()),
+    }
+}
+
 /// `name[3]` → (`name`, Some(3)); `name` → (`name`, None).
 fn split_index(part: &str) -> Result<(&str, Option<usize>), String> {
     match part.split_once('[') {
@@ -230,7 +259,7 @@ fn split_index(part: &str) -> Result<(&str, Option<usize>), String> {
             let idx = rest
                 .strip_suffix(']')
                 .and_then(|n| n.parse::<usize>().ok())
-                .ok_or_else(|| format!("\"{part}\" is not a key or key[index]"))?;
+                .ok_or_else(|| format!("\"{}\" is not a key or key[index]", clip(part)))?;
             Ok((name, Some(idx)))
         }
     }

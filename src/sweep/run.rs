@@ -132,7 +132,7 @@ fn point(spec: &SweepSpec, p: &Point, out: &Path) -> Outcome {
             stream_fct: true,
             ..RunOptions::default()
         };
-        crate::run(cfg, &opts, Some(&dir), &mut |_, _, _| {})?;
+        crate::run(cfg, &opts, Some(&dir), &mut |_| {})?;
         Ok(())
     }));
     let err = match res {

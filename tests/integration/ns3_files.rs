@@ -53,7 +53,7 @@ ns3_time_offset = "2s"
     assert_eq!(cfg.flows.len(), 2);
     assert_eq!(cfg.flows[0].size, 200_000_000);
     cfg.flows.iter_mut().for_each(|f| f.size = 2_000_000);
-    let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_, _, _| {}).unwrap();
+    let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_| {}).unwrap();
     assert_eq!(out.summary.flows_completed, 2);
 }
 
@@ -78,7 +78,7 @@ queue_interval = "0s"
     assert_eq!(cfg.flows.len(), 9547);
     cfg.flows.truncate(300);
     let total: u64 = cfg.flows.iter().map(|f| f.size).sum();
-    let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_, _, _| {}).unwrap();
+    let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_| {}).unwrap();
     assert_eq!(out.summary.flows_completed, 300);
     assert_eq!(out.fct.iter().map(|r| r.size).sum::<u64>(), total);
 }
