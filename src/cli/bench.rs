@@ -158,6 +158,10 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
     );
     let tmp = std::env::temp_dir().join(format!("rocesim-bench-{}", std::process::id()));
     let out_dir = (args.recorders != Recorders::Off).then_some(tmp.as_path());
+    if out_dir.is_some() {
+        // Ctrl-C between repeats leaves committed files there: removed too.
+        crate::output::register_scratch_dir(&tmp);
+    }
     let list: Vec<(String, Source, Vec<String>)> = match &args.scenario {
         Some(path) => {
             let name = path

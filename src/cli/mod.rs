@@ -23,6 +23,7 @@ mod reproduce;
 pub mod run;
 mod sweep;
 mod thresholds;
+mod warnings;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -202,7 +203,9 @@ pub(crate) fn flag_error(flag: &str, e: crate::error::Error) -> crate::error::Er
 /// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: remove the temporary files of the
 /// outputs being written (and the empty run directory made for them), then exit
 /// with 128 + the signal number (130, 143, 129), as shells report it.
-fn clean_up_on_signals() {
+/// `after`: what is left, for the message (`no output written`, or a sweep's
+/// finished points).
+fn clean_up_on_signals(after: &'static str) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
@@ -218,10 +221,7 @@ fn clean_up_on_signals() {
             // Not eprintln!: with stderr closed (`2>&1 | head -1`) it panics,
             // and this thread holds the registry until the process exits.
             use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "\nerror: interrupted by {name}; no output written"
-            );
+            let _ = writeln!(std::io::stderr(), "\nerror: interrupted by {name}; {after}");
             std::process::exit(128 + sig);
         }
     });
@@ -231,7 +231,13 @@ fn clean_up_on_signals() {
 pub fn main() -> i32 {
     crate::huge_pages::enable();
     let cli = Cli::parse();
-    clean_up_on_signals();
+    clean_up_on_signals(match &cli.command {
+        // Each point is written when it finishes, and a sweep skips complete points.
+        Command::Sweep(_) => {
+            "the points finished so far are kept (the same command resumes the sweep)"
+        }
+        _ => "no output written",
+    });
     let res = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report::report(&a),

@@ -33,7 +33,7 @@ pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, 
             )
         }
     };
-    Ok(scenario::to_config(&src, &with_seed(&args.set, seed))?)
+    Ok(scenario::to_config(&src, &with_seed(&args.set, seed)?)?)
 }
 
 /// [`load_seeded`] for scenario text rather than a file (the Python package's
@@ -48,45 +48,44 @@ pub fn load_text_seeded(
     seed: Option<u64>,
 ) -> Result<RunConfig, Error> {
     let src = Source::text(text, source, base_dir, stem);
-    Ok(scenario::to_config(&src, &with_seed(set, seed))?)
+    Ok(scenario::to_config(&src, &with_seed(set, seed)?)?)
 }
 
 /// The seed goes in as the last override, so the scenario's `seed` is it and the
 /// effective scenario text (saved as scenario.toml) names it.
-fn with_seed(set: &[String], seed: Option<u64>) -> Vec<String> {
+/// A seed is a TOML integer in the scenario, so at most `i64::MAX`.
+fn with_seed(set: &[String], seed: Option<u64>) -> Result<Vec<String>, InputError> {
     let mut set = set.to_vec();
     if let Some(s) = seed {
+        if s > i64::MAX as u64 {
+            let msg = format!(
+                "{s} is out of range (valid: 0 to {}, the scenario's seed being a TOML integer)",
+                i64::MAX
+            );
+            return Err(InputError::new("--seed", "", msg));
+        }
         set.push(format!("seed={s}"));
     }
-    set
-}
-
-/// The warning for a scenario whose workload has no flow, if it has none.
-pub fn no_flows_warning(cfg: &RunConfig) -> Option<String> {
-    cfg.flows.is_empty().then(|| {
-        format!(
-            "{}: workload: no flows; a run would simulate nothing (add [[workload.flows]] or a generator table)",
-            cfg.source
-        )
-    })
+    Ok(set)
 }
 
 pub fn validate(args: &ValidateArgs) -> Result<(), Error> {
     let cfg = load(&args.scenario)?;
     // A run writes files: check the output volume too.
     crate::sim::limits::check_before(&cfg, &args.limits.limits(), true)?;
-    if let Some(w) = no_flows_warning(&cfg) {
+    for w in super::warnings::scenario_warnings(&cfg) {
         eprintln!("warning: {w}");
     }
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     outln!(
-        "{}: ok: {} hosts, {} switches, {} links, {} flows, cc = {}, profile = {:?}",
+        "{}: ok: {}, {}, {}, {}, cc = {}, profile = {}",
         cfg.source,
-        cfg.topo.hosts.len(),
-        cfg.topo.switches.len(),
-        cfg.topo.spec.links.len(),
-        cfg.flows.len(),
+        n(cfg.topo.hosts.len(), "host", "hosts"),
+        n(cfg.topo.switches.len(), "switch", "switches"),
+        n(cfg.topo.spec.links.len(), "link", "links"),
+        n(cfg.flows.len(), "flow", "flows"),
         cfg.cc.name(),
-        cfg.model.profile
+        cfg.model.profile.name()
     );
     Ok(())
 }
@@ -113,7 +112,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if args.mpi && mpi_world::rank() != 0 {
         return mpi_world::follow(cfg, args);
     }
-    if let Some(w) = no_flows_warning(&cfg) {
+    for w in super::warnings::scenario_warnings(&cfg) {
         eprintln!("warning: {w}");
     }
     let out = args

@@ -32,8 +32,21 @@ pub fn register_created_dir(dir: &Path) {
         .push(dir.to_path_buf());
 }
 
-/// Removes the temporary file of every uncommitted [`AtomicFile`], and the empty
-/// directories the process created for them (for a signal handler about to exit
+/// Scratch directories of this process, removed whole on a signal.
+static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Notes that `dir` is this process's scratch directory (`bench --recorders`
+/// writes its runs there): a signal removes it with everything in it.
+pub fn register_scratch_dir(dir: &Path) {
+    SCRATCH
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir.to_path_buf());
+}
+
+/// Removes the temporary file of every uncommitted [`AtomicFile`], the empty
+/// directories the process created for them, and its scratch directories
+/// ([`register_scratch_dir`]) (for a signal handler about to exit
 /// the process); returns how many files it removed. Holds the registry until the
 /// process exits, so no file is created or committed after.
 pub fn remove_all_temporaries() -> usize {
@@ -51,6 +64,9 @@ pub fn remove_all_temporaries() -> usize {
         .rev()
     {
         let _ = std::fs::remove_dir(d);
+    }
+    for d in SCRATCH.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let _ = std::fs::remove_dir_all(d);
     }
     std::mem::forget(open);
     n

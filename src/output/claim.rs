@@ -79,8 +79,11 @@ pub fn claim(dir: &Path) -> Result<Claim, ClaimError> {
                 let host = words.next().unwrap_or("").to_string();
                 // An empty marker is one being written this instant: live.
                 if !pid.is_empty() && host == me && gone(&pid) {
-                    let _ = std::fs::remove_file(&path);
-                    continue;
+                    if take_over(&path, &text) {
+                        continue;
+                    }
+                    let pid = String::new();
+                    return Err(ClaimError::Busy { pid, host });
                 }
                 return Err(ClaimError::Busy { pid, host });
             }
@@ -94,6 +97,26 @@ pub fn claim(dir: &Path) -> Result<Claim, ClaimError> {
         pid: String::new(),
         host: me,
     })
+}
+
+/// Removes the stale claim `path` that read `stale`, unless another process
+/// took it over first: the marker is moved aside (atomically, so only one
+/// process moves it) and checked; a live claim moved by mistake is put back.
+/// Whether the caller may try to claim again.
+fn take_over(path: &Path, stale: &str) -> bool {
+    let aside = path.with_extension(format!("stale.{}", std::process::id()));
+    if std::fs::rename(path, &aside).is_err() {
+        // Gone already: another process removed it; try again.
+        return true;
+    }
+    let moved = std::fs::read_to_string(&aside).unwrap_or_default();
+    if moved != stale {
+        // Another process's fresh claim: back where it was (unless a third
+        // process claimed the place meanwhile).
+        let _ = std::fs::hard_link(&aside, path);
+    }
+    let _ = std::fs::remove_file(&aside);
+    moved == stale
 }
 
 impl ClaimError {
@@ -147,6 +170,24 @@ mod tests {
         let again = claim(&d);
         assert!(again.is_ok(), "claimable again");
         drop(again);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_stale_claim_replaced_by_a_live_one_meanwhile_is_left_to_it() {
+        // Two processes saw the same stale claim; the first took it over.
+        let d = scratch("race");
+        let path = d.join(CLAIM_FILE);
+        std::fs::write(&path, "123 live-one\n").unwrap();
+        assert!(!take_over(&path, "4294967 gone\n"), "not ours to take");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "123 live-one\n");
+        assert_eq!(
+            std::fs::read_dir(&d).unwrap().count(),
+            1,
+            "nothing left aside"
+        );
+        assert!(take_over(&path, "123 live-one\n"), "the stale one it read");
+        assert!(!path.exists());
         std::fs::remove_dir_all(&d).unwrap();
     }
 

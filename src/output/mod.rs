@@ -27,7 +27,7 @@ pub mod plan;
 pub mod series;
 mod summary;
 
-pub use atomic::{AtomicFile, register_created_dir, remove_all_temporaries};
+pub use atomic::{AtomicFile, register_created_dir, register_scratch_dir, remove_all_temporaries};
 pub use series::{FlowCounters, PortCounters};
 pub use summary::{Engine, PfcHeadline, Summary, SummaryInput, Timing, percentile};
 
@@ -60,6 +60,17 @@ pub const RUN_FILES: &[&str] = &[
     "report.html",
     "figures",
 ];
+
+/// The files and directories of a previous run in `dir` ([`RUN_FILES`]), to
+/// replace with a new run's ([`crate::sim::RunOptions::replace`]) so that none
+/// of its files is left beside the new ones.
+pub fn previous_run_files(dir: &Path) -> Vec<PathBuf> {
+    RUN_FILES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.symlink_metadata().is_ok())
+        .collect()
+}
 
 /// Whether `name` is a temporary file [`AtomicFile`] writes (`.NAME.PID.tmp`).
 pub fn is_temp_name(name: &str) -> bool {

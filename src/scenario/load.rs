@@ -108,9 +108,19 @@ pub fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
             if message.contains("to fit in target type")
                 && let Some((field, value)) = key_on_line(text, line)
             {
+                // A byte count can be given as a string with a unit; a seed
+                // or a count cannot be larger.
+                let last = field.rsplit('.').next().unwrap_or(&field);
+                let bytes = ["size", "buffer", "byte", "bytes", "counter"]
+                    .iter()
+                    .any(|w| last.contains(w));
+                let hint = match bytes {
+                    true => "; give large byte counts with a unit, e.g. \"20GB\"",
+                    false => "",
+                };
                 location = format!("{location}: {field}");
                 message = format!(
-                    "{value} does not fit a TOML integer (valid: {}..={}); give large byte counts with a unit, e.g. \"20GB\"",
+                    "{value} does not fit a TOML integer (valid: {}..={}){hint}",
                     i64::MIN,
                     i64::MAX
                 );
@@ -283,6 +293,44 @@ hosts = 3
 rate = "100Gbps"
 delay = "1us"
 "#;
+
+    #[test]
+    fn a_set_key_thousands_of_parts_deep_is_an_error_not_a_stack_overflow() {
+        // Issue 42 item 1: 6,000 (the CLI) and 10,000 (Python) parts.
+        for n in [6_000, 10_000] {
+            let spec = format!("{}=1", vec!["a"; n].join("."));
+            let e = load_str(MINIMAL, "x.toml", Path::new("."), "x", &[spec]).unwrap_err();
+            let s = e.to_string();
+            assert!(
+                s.contains("--set a.a.a") && s.contains("characters)"),
+                "{s}"
+            );
+            assert!(
+                s.contains(&format!("{n} parts")) && s.contains("limit 16 parts"),
+                "{s}"
+            );
+            assert!(s.len() < 400 && !s.contains('\n'), "one short line: {s}");
+        }
+    }
+
+    #[test]
+    fn a_huge_seed_or_host_count_gets_no_byte_count_hint() {
+        // Issue 42 item 10.
+        for (key, line) in [("seed", 1), ("topology.hosts", 4)] {
+            let text = match key {
+                "seed" => format!("seed = 99999999999999999999{MINIMAL}"),
+                _ => MINIMAL.replace("hosts = 3", "hosts = 99999999999999999999"),
+            };
+            let e = load_str(&text, "x.toml", Path::new("."), "x", &[]).unwrap_err();
+            let s = e.to_string();
+            assert!(
+                s.starts_with(&format!("x.toml: line {line}: {key}: ")),
+                "{s}"
+            );
+            assert!(s.contains("does not fit a TOML integer"), "{s}");
+            assert!(!s.contains("byte counts"), "{s}");
+        }
+    }
 
     #[test]
     fn unknown_fields_are_rejected_with_line_and_valid_names() {
