@@ -86,7 +86,9 @@ impl RunDisplay {
     pub fn update(&mut self, p: RunProgress) {
         let now = Instant::now();
         let dt = now.duration_since(self.last.1).as_secs_f64();
-        if dt > 0.5 {
+        // Over half a second or more; the first report over whatever it took
+        // (a short --progress-every showed 0 events/s).
+        if dt > 0.5 || (self.rate == 0.0 && dt > 0.0) {
             self.rate = p.events.saturating_sub(self.last.0) as f64 / dt;
             self.last = (p.events, now);
         }

@@ -374,6 +374,10 @@ fn a_run_reports_progress_in_plain_lines_when_stderr_is_not_a_terminal() {
     for n in ["flows ", "/8", "M events/s", "ETA"] {
         assert!(line.contains(n), "{line:?} should mention {n:?}");
     }
+    assert!(
+        !line.contains(" 0.00 M events/s"),
+        "a rate from the first line: {line}"
+    );
     // Quiet: none.
     let o = rocesim(&[
         "run",
