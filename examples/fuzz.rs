@@ -124,6 +124,20 @@ fn set(text: &str) -> Outcome {
     Ok(())
 }
 
+fn sweep(text: &str) -> Outcome {
+    // A sweep file beside the shipped ones: `base = "../quickstart.toml"` resolves.
+    let path = root().join("scenarios/sweeps/fuzz.toml");
+    match rocesim::sweep::load_sweep_str(text, &path) {
+        Ok(_) => Ok(()),
+        Err(rocesim::error::Error::Input(e)) => Err(e),
+        Err(e) => Err(rocesim::error::InputError::new(
+            "fuzz.toml",
+            "",
+            e.to_string(),
+        )),
+    }
+}
+
 fn ns3_config(text: &str) -> Outcome {
     use rocesim::scenario::{Source, ns3_import};
     let dir = root().join("data/hpcc-ns3/mix");
@@ -174,6 +188,11 @@ const TARGETS: &[Target] = &[
         name: "set",
         run: set,
         seeds: &[],
+    },
+    Target {
+        name: "sweep",
+        run: sweep,
+        seeds: &[("scenarios/sweeps", ".toml")],
     },
     Target {
         name: "ns3-config",

@@ -64,7 +64,8 @@ impl fmt::Display for InputError {
                 if !first {
                     f.write_str(": ")?;
                 }
-                f.write_str(part)?;
+                // A key or path the user wrote may hold a newline: shown as \n.
+                f.write_str(&one_line(part, true))?;
                 first = false;
             }
         }
@@ -72,8 +73,24 @@ impl fmt::Display for InputError {
             f.write_str(": ")?;
         }
         // Keep it on one line whatever the message holds.
-        f.write_str(&self.message.replace('\n', " "))
+        f.write_str(&one_line(&self.message, false))
     }
+}
+
+/// `s` on one line: a newline becomes `\n` (`escape_newlines`) or a space, and
+/// any other control character its escape (`\r`, `\u{1b}`).
+fn one_line(s: &str, escape_newlines: bool) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| match c {
+            '\n' if !escape_newlines => " ".to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
 }
 
 impl std::error::Error for InputError {}
@@ -117,11 +134,41 @@ impl Error {
     }
 }
 
+/// What went wrong with an OS call on a path the user named, in words (no
+/// "(os error N)").
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::PermissionDenied => "permission denied".into(),
+        K::NotFound => "no such file or directory".into(),
+        K::AlreadyExists => "it already exists".into(),
+        K::NotADirectory => "a part of the path is a file, not a directory".into(),
+        K::IsADirectory => "it is a directory".into(),
+        K::ReadOnlyFilesystem => "read-only file system".into(),
+        K::StorageFull => "no space left on device".into(),
+        K::QuotaExceeded => "disk quota exceeded".into(),
+        _ => {
+            let t = e.to_string();
+            match t.find(" (os error") {
+                Some(i) => t[..i].to_lowercase(),
+                None => t,
+            }
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_is_one_line_whatever_its_parts_hold() {
+        // Issue 42, found by the sweep fuzz target: a quoted key with "\n".
+        let e = InputError::new("s.toml", "axes.\"a\nb\"", "x\ny\tz");
+        assert_eq!(e.to_string(), "s.toml: axes.\"a\\nb\": x y\\tz");
+    }
 
     #[test]
     fn input_errors_print_on_one_line_with_file_and_field() {

@@ -54,12 +54,13 @@ pub fn run(
     cfg: RunConfig,
     opts: &RunOptions,
     out_dir: Option<&Path>,
-    progress: &mut dyn FnMut(units::SimTime, usize, usize),
+    progress: &mut dyn FnMut(sim::RunProgress),
 ) -> Result<RunOutputs, Error> {
     sim::limits::check_before(&cfg, &opts.limits, out_dir.is_some())?;
     let mut rec = Recorder::new(out_dir, opts.keep_samples)?;
     rec.replace_on_commit(opts.replace.clone());
     rec.stream_fct(opts.stream_fct);
+    rec.set_output_limit(opts.limits.max_output_bytes);
     Sim::new(cfg, opts, rec)?.run(progress)
 }
 
@@ -68,5 +69,5 @@ pub fn run_str(text: &str, overrides: &[String], opts: &RunOptions) -> Result<Ru
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let src = scenario::Source::text(text, "<scenario>", &base, "scenario");
     let cfg = scenario::to_config(&src, overrides)?;
-    run(cfg, opts, None, &mut |_, _, _| {})
+    run(cfg, opts, None, &mut |_| {})
 }

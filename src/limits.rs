@@ -45,6 +45,17 @@ pub fn check_route_entries(switches: u64, with_hosts: u64, hint: &str) -> Result
     Ok(())
 }
 
+/// Bytes of one flow, or any byte count (docs/scenario.md, Limits: 0 to 10^18).
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000_000;
+
+/// Parts of a `--set` key path (and of a sweep's keys, a Python override's):
+/// the deepest scenario key has 4 (`switch.pfc.ppfc.kmax`). A key thousands of
+/// parts deep would nest tables that deep, and writing or dropping them recurses.
+pub const MAX_KEY_PARTS: usize = 16;
+
+/// Bytes of a `--set` key path.
+pub const MAX_KEY_LEN: usize = 256;
+
 /// Threads (partitions) of one run (`run.threads`, `--threads`).
 pub const MAX_THREADS: usize = 256;
 

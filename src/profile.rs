@@ -19,6 +19,16 @@ pub enum Profile {
     Ns3Hpcc,
 }
 
+impl Profile {
+    /// The name a scenario gives it (`profile = "ns3-hpcc"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Default => "default",
+            Profile::Ns3Hpcc => "ns3-hpcc",
+        }
+    }
+}
+
 /// How serialization time is computed from wire bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

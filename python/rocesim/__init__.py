@@ -175,6 +175,33 @@ def _override(key: str, value: Any) -> str:
     return f"{key}={_toml_value(value)}"
 
 
+_SEED_MAX = 2**63 - 1  # the scenario's seed is a TOML integer
+
+
+def _check_seed(seed: Any, name: str = "seed") -> Optional[int]:
+    """`seed` as the CLI's --seed takes it: an integer from 0 to 2**63 - 1."""
+    if seed is None:
+        return None
+    ok = not isinstance(seed, bool) and hasattr(seed, "__index__")
+    value = seed.__index__() if ok else None
+    if value is None or not 0 <= value <= _SEED_MAX:
+        raise InputError(
+            f"{name}: {seed!r} is not valid (valid: an integer from 0 to {_SEED_MAX})"
+        )
+    return value
+
+
+def _check_overrides(overrides: Any) -> Mapping[str, Any]:
+    if overrides is None:
+        return {}
+    if not isinstance(overrides, Mapping):
+        raise InputError(
+            f"overrides: a {type(overrides).__name__} is not valid (valid: a dict of "
+            f'key: value, e.g. {{"cc.algorithm": "dcqcn"}})'
+        )
+    return overrides
+
+
 def _json_default(v: Any) -> Any:
     if isinstance(v, os.PathLike):
         return os.fspath(v)
@@ -207,11 +234,8 @@ def run(
     condition it detected (a PFC deadlock), ``OSError`` for I/O failures.
     The simulation runs without holding the GIL.
     """
-    sets = [_override(str(k), v) for k, v in (overrides or {}).items()]
-    if seed is not None:
-        seed = int(seed)
-        if seed < 0:
-            raise InputError(f"seed: {seed} is not valid (valid: an integer >= 0)")
+    sets = [_override(str(k), v) for k, v in _check_overrides(overrides).items()]
+    seed = _check_seed(seed)
     keep = None
     if out is None:
         keep = tempfile.TemporaryDirectory(prefix="rocesim-run-")
@@ -264,6 +288,25 @@ def sweep(
     This is a small Python loop over :func:`run`, apart from ``rocesim sweep``
     (no resume, no Slurm); for those, write a sweep file and use the CLI.
     """
+    # Checked before any point runs, as the CLI checks a sweep file.
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise InputError(f"jobs: {jobs!r} is not valid (valid: an integer >= 1)")
+    overrides = _check_overrides(overrides)
+    seed = _check_seed(seed)
+    if not isinstance(axes, Mapping) or not axes:
+        raise InputError(
+            'axes: not valid (valid: a non-empty dict of key: list of values, e.g. '
+            '{"cc.algorithm": ["hpcc", "dcqcn"]})'
+        )
+    for k, v in axes.items():
+        if isinstance(v, (str, bytes, Mapping)) or not hasattr(v, "__iter__"):
+            raise InputError(f'axes: "{k}" = {v!r} is not a list of values (e.g. [1, 2])')
+        values = list(v)
+        if not values:
+            raise InputError(f'axes: "{k}" has no values (valid: a non-empty list)')
+        if k == "seed":
+            for x in values:
+                _check_seed(x, name='axes: "seed"')
     import pandas as pd
 
     names = list(axes)

@@ -10,7 +10,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rocesim::cli::ScenarioArgs;
-use rocesim::cli::run::{load_seeded, load_text_seeded, simulate};
+use rocesim::cli::run::{Out, load_seeded, load_text_seeded, simulate};
 use rocesim::error::{Error, InputError as RsInputError};
 use rocesim::report::{ReportOptions, report as write_report};
 use std::path::{Path, PathBuf};
@@ -78,7 +78,12 @@ fn run(
             }
         };
         let name = cfg.name.clone();
-        simulate(cfg, seed, Default::default(), (&out, false), &mut |_, _, _| {})?;
+        let target = Out {
+            dir: &out,
+            force: false,
+            named_by: "out",
+        };
+        simulate(cfg, seed, Default::default(), target, &mut |_| {})?;
         Ok(name)
     })
     .map_err(to_py)

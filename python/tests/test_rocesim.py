@@ -198,3 +198,37 @@ def test_a_run_writes_the_same_files_as_the_cli_with_the_same_set_and_seed(tmp_p
     with pytest.raises(ValueError) as e:
         rocesim.run(QUICKSTART, overrides={"cc.no_such_knob": 1}, out=tmp_path / "bad")
     assert str(e.value) in cli.stderr
+
+
+# Issue 42 item 9: arguments the CLI refuses raise InputError, before anything runs.
+
+
+@pytest.mark.parametrize("seed", [1.5, True, -1, 2**64, "7"])
+def test_a_seed_that_is_not_an_integer_in_range_is_an_input_error(seed):
+    with pytest.raises(rocesim.InputError, match="seed: .* is not valid"):
+        rocesim.run(QUICKSTART, seed=seed)
+
+
+def test_overrides_that_are_not_a_dict_are_an_input_error():
+    with pytest.raises(rocesim.InputError, match="overrides: a list is not valid"):
+        rocesim.run(QUICKSTART, overrides=["cc.algorithm=dcqcn"])
+
+
+@pytest.mark.parametrize("jobs", [0, -1, True, 1.5])
+def test_sweep_jobs_below_1_is_an_input_error(jobs, tmp_path):
+    with pytest.raises(rocesim.InputError, match="jobs: "):
+        rocesim.sweep(QUICKSTART, {"seed": [1]}, jobs=jobs, out=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "axes, match",
+    [
+        ({"seed": []}, 'axes: "seed" has no values'),
+        ({"seed": 5}, 'axes: "seed" = 5 is not a list'),
+        ({"seed": [1.5]}, 'axes: "seed": 1.5 is not valid'),
+    ],
+)
+def test_sweep_axes_that_are_not_lists_of_values_are_input_errors(axes, match, tmp_path):
+    with pytest.raises(rocesim.InputError, match=match):
+        rocesim.sweep(QUICKSTART, axes, out=tmp_path)
+    assert not (tmp_path / "sweep.csv").exists()

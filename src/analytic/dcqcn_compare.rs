@@ -86,7 +86,7 @@ pub fn run_sim(offset: Delta, duration: Delta) -> Result<(TwoFlows, u32), Error>
         trace_rates: Some(Delta::from_us(100)),
         ..RunOptions::default()
     };
-    let out = crate::run(cfg, &opts, None, &mut |_, _, _| {})?;
+    let out = crate::run(cfg, &opts, None, &mut |_| {})?;
     let mut flows = TwoFlows::default();
     // Samples come per active flow at each tick; before the second flow starts
     // it has none, and we record 0 for it.

@@ -134,7 +134,7 @@ pub fn run_sim(
         trace_rates: Some(step),
         ..RunOptions::default()
     };
-    let out = crate::run(cfg, &opts, None, &mut |_, _, _| {})?;
+    let out = crate::run(cfg, &opts, None, &mut |_| {})?;
     // Goodput of each flow per trace interval; the queue averaged over it.
     let mut delivered: std::collections::BTreeMap<u64, [u64; 2]> = Default::default();
     for s in out.rates.iter().filter(|s| s.flow < 2) {

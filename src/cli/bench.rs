@@ -158,6 +158,10 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
     );
     let tmp = std::env::temp_dir().join(format!("rocesim-bench-{}", std::process::id()));
     let out_dir = (args.recorders != Recorders::Off).then_some(tmp.as_path());
+    if out_dir.is_some() {
+        // Ctrl-C between repeats leaves committed files there: removed too.
+        crate::output::register_scratch_dir(&tmp);
+    }
     let list: Vec<(String, Source, Vec<String>)> = match &args.scenario {
         Some(path) => {
             let name = path
@@ -185,7 +189,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Error> {
                     threads: Some(threads),
                     ..RunOptions::default()
                 };
-                let out = crate::run(cfg, &opts, out_dir, &mut |_, _, _| {})?;
+                let out = crate::run(cfg, &opts, out_dir, &mut |_| {})?;
                 if best
                     .as_ref()
                     .is_none_or(|b| out.summary.wall_seconds < b.wall_seconds)

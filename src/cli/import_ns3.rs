@@ -15,6 +15,9 @@ pub struct ImportNs3Args {
     /// in it are relative to it). Default: print it, with absolute paths.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace an existing --out file.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 pub fn import_ns3(args: &ImportNs3Args) -> Result<(), Error> {
@@ -41,6 +44,13 @@ pub fn import_ns3(args: &ImportNs3Args) -> Result<(), Error> {
             "{} is a directory (valid: a file name, e.g. {})",
             path.display(),
             path.join("scenario.toml").display()
+        );
+        return Err(InputError::new("--out", "", msg).into());
+    }
+    if path.exists() && !args.force {
+        let msg = format!(
+            "{} already exists; give another file name, or --force to replace it",
+            path.display()
         );
         return Err(InputError::new("--out", "", msg).into());
     }

@@ -16,12 +16,14 @@ mod compare;
 pub mod gen_flows;
 mod import_ns3;
 mod model;
-mod out_dir;
+pub mod out_dir;
+mod progress;
 mod report;
 mod reproduce;
 pub mod run;
 mod sweep;
 mod thresholds;
+mod warnings;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -84,6 +86,36 @@ pub struct LimitArgs {
     /// (default 2GB).
     #[arg(long, value_name = "SIZE", value_parser = crate::units::parse_bytes)]
     pub max_output: Option<u64>,
+    /// Stop with an error when the run has taken this long on the wall clock
+    /// (e.g. 90s, 30min, 2h; default: no limit).
+    #[arg(long, value_name = "DURATION", value_parser = parse_wall_time)]
+    pub max_wall_time: Option<std::time::Duration>,
+}
+
+/// A wall-clock duration: a positive number and s, min (or m), h or d.
+pub fn parse_wall_time(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => {
+            return Err(format!(
+                "\"{s}\" is not a wall-clock duration (valid: a number and s, min, h or d, e.g. 90s, 30min, 2h)"
+            ));
+        }
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v > 0.0 && (v * scale) < 1e9 => Ok(std::time::Duration::from_secs_f64(v * scale)),
+        _ => Err(format!(
+            "\"{s}\" is not a wall-clock duration (valid: more than 0 and less than 31 years, e.g. 90s, 30min, 2h)"
+        )),
+    }
 }
 
 impl LimitArgs {
@@ -92,6 +124,7 @@ impl LimitArgs {
         crate::sim::limits::Limits {
             max_sim_time: self.max_sim_time.unwrap_or(d.max_sim_time),
             max_output_bytes: self.max_output.unwrap_or(d.max_output_bytes),
+            max_wall_time: self.max_wall_time,
         }
     }
 }
@@ -139,6 +172,10 @@ pub struct RunArgs {
     /// feature (docs/parallel.md).
     #[arg(long)]
     pub mpi: bool,
+    /// Where stderr is not a terminal (batch jobs, CI logs): a progress line
+    /// this often, e.g. 30s (default 5s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_wall_time)]
+    pub progress_every: Option<std::time::Duration>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -149,28 +186,7 @@ pub(crate) fn print_out(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-/// What went wrong with an OS call on a path the user named, in words (no
-/// "(os error N)").
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    use std::io::ErrorKind as K;
-    match e.kind() {
-        K::PermissionDenied => "permission denied".into(),
-        K::NotFound => "no such file or directory".into(),
-        K::AlreadyExists => "it already exists".into(),
-        K::NotADirectory => "a part of the path is a file, not a directory".into(),
-        K::IsADirectory => "it is a directory".into(),
-        K::ReadOnlyFilesystem => "read-only file system".into(),
-        K::StorageFull => "no space left on device".into(),
-        K::QuotaExceeded => "disk quota exceeded".into(),
-        _ => {
-            let t = e.to_string();
-            match t.find(" (os error") {
-                Some(i) => t[..i].to_lowercase(),
-                None => t,
-            }
-        }
-    }
-}
+pub(crate) use crate::error::io_reason;
 
 /// An I/O failure writing where `flag` pointed, as a one-line input error naming
 /// the flag and the path (exit code 2); other errors pass through.
@@ -187,7 +203,9 @@ pub(crate) fn flag_error(flag: &str, e: crate::error::Error) -> crate::error::Er
 /// On SIGINT (Ctrl-C), SIGTERM or SIGHUP: remove the temporary files of the
 /// outputs being written (and the empty run directory made for them), then exit
 /// with 128 + the signal number (130, 143, 129), as shells report it.
-fn clean_up_on_signals() {
+/// `after`: what is left, for the message (`no output written`, or a sweep's
+/// finished points).
+fn clean_up_on_signals(after: &'static str) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
@@ -203,10 +221,7 @@ fn clean_up_on_signals() {
             // Not eprintln!: with stderr closed (`2>&1 | head -1`) it panics,
             // and this thread holds the registry until the process exits.
             use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "\nerror: interrupted by {name}; no output written"
-            );
+            let _ = writeln!(std::io::stderr(), "\nerror: interrupted by {name}; {after}");
             std::process::exit(128 + sig);
         }
     });
@@ -216,7 +231,13 @@ fn clean_up_on_signals() {
 pub fn main() -> i32 {
     crate::huge_pages::enable();
     let cli = Cli::parse();
-    clean_up_on_signals();
+    clean_up_on_signals(match &cli.command {
+        // Each point is written when it finishes, and a sweep skips complete points.
+        Command::Sweep(_) => {
+            "the points finished so far are kept (the same command resumes the sweep)"
+        }
+        _ => "no output written",
+    });
     let res = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report::report(&a),

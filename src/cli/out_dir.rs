@@ -10,9 +10,13 @@
 //!   leaves the previous run intact. Files rocesim does not know are never
 //!   deleted: the run is refused, naming them.
 //! * A directory the run created is removed again if the run fails.
+//! * The directory is claimed ([`crate::output::claim`]) before it is looked
+//!   at, and held until the run's files are in place: of two runs started into
+//!   one directory at the same time, one is refused, naming the other.
 
 use super::io_reason;
 use crate::error::InputError;
+use crate::output::claim::{CLAIM_FILE, Claim, claim};
 use crate::output::{RUN_FILES, is_temp_name};
 use std::path::{Path, PathBuf};
 
@@ -23,11 +27,15 @@ pub struct OutDir {
     pub created: Vec<PathBuf>,
     /// The previous run's files to remove before the new ones are moved in.
     pub stale: Vec<PathBuf>,
+    /// This process's claim on the directory, released when dropped.
+    pub claim: Claim,
 }
 
 impl OutDir {
-    /// Removes the directories this run created, if they are still empty.
-    pub fn abandon(&self) {
+    /// Releases the claim and removes the directories this run created, if
+    /// they are still empty.
+    pub fn abandon(self) {
+        drop(self.claim);
         for d in self.created.iter().rev() {
             let _ = std::fs::remove_dir(d);
         }
@@ -45,7 +53,8 @@ fn names(v: &[String]) -> String {
     s
 }
 
-/// Checks (and creates) `dir` for a run, as `flag` (`--out`) names it.
+/// Checks (and creates) and claims `dir` for a run, as `flag` names it:
+/// `--out`, `out` (Python), or `""` for the default `runs/<name>`.
 pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError> {
     let bad = |msg: String| InputError::new(flag, "", msg);
     let shown = dir.display();
@@ -77,21 +86,45 @@ pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError
             crate::output::register_created_dir(d);
         }
     }
-    // Can we write in it? (A read-only directory fails here, not mid-run.)
-    let probe = dir.join(format!(".rocesim-probe.{}.tmp", std::process::id()));
-    if let Err(e) = std::fs::File::create(&probe) {
-        for d in created.iter().rev() {
-            let _ = std::fs::remove_dir(d);
+    // Ours alone from here; and a read-only directory fails here, not mid-run.
+    let held = match claim(dir) {
+        Ok(c) => c,
+        Err(e) => {
+            for d in created.iter().rev() {
+                let _ = std::fs::remove_dir(d);
+            }
+            return Err(bad(e.message(dir)));
         }
-        return Err(bad(format!("cannot write in {shown}: {}", io_reason(&e))));
+    };
+    match previous_run(dir, force, flag) {
+        Ok(known) => Ok(OutDir {
+            created,
+            stale: known.iter().map(|n| dir.join(n)).collect(),
+            claim: held,
+        }),
+        Err(msg) => {
+            drop(held);
+            for d in created.iter().rev() {
+                let _ = std::fs::remove_dir(d);
+            }
+            Err(bad(msg))
+        }
     }
-    let _ = std::fs::remove_file(&probe);
+}
+
+/// The names of a previous run's files in `dir` (to replace with `force`), or
+/// why the directory cannot take a run.
+fn previous_run(dir: &Path, force: bool, flag: &str) -> Result<Vec<String>, String> {
+    let shown = dir.display();
     let mut known = Vec::new();
     let mut unknown = Vec::new();
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| bad(format!("cannot read {shown}: {}", io_reason(&e))))?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {shown}: {}", io_reason(&e)))?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
+        if name == CLAIM_FILE {
+            continue;
+        }
         if RUN_FILES.contains(&name.as_str()) || is_temp_name(&name) {
             known.push(name);
         } else {
@@ -101,22 +134,28 @@ pub fn prepare(flag: &str, dir: &Path, force: bool) -> Result<OutDir, InputError
     known.sort();
     unknown.sort();
     if !unknown.is_empty() {
-        return Err(bad(format!(
+        return Err(format!(
             "{shown} holds files rocesim did not write ({}); give a new directory \
              (--force replaces only a previous run's files)",
             names(&unknown)
-        )));
+        ));
     }
     if !known.is_empty() && !force {
-        return Err(bad(format!(
-            "{shown} already holds a run ({}); give a new directory, or --force to replace it",
+        let how = match flag {
+            "" => "re-run with --force to replace it, or give another directory with --out DIR",
+            "out" => "give a new directory as out= (rocesim.run cannot replace a run)",
+            _ => "give a new directory, or --force to replace it",
+        };
+        let what = match flag {
+            "" => " (the default directory, runs/<scenario name>)",
+            _ => "",
+        };
+        return Err(format!(
+            "{shown}{what} already holds a run ({}); {how}",
             names(&known)
-        )));
+        ));
     }
-    Ok(OutDir {
-        created,
-        stale: known.iter().map(|n| dir.join(n)).collect(),
-    })
+    Ok(known)
 }
 
 #[cfg(test)]
@@ -150,6 +189,13 @@ mod tests {
         let o = prepare("--out", &d, true).unwrap();
         assert_eq!(o.stale.len(), 3);
         assert!(o.created.is_empty());
+        // Held, it refuses any other run.
+        let e = prepare("--out", &d, true).unwrap_err().to_string();
+        assert!(
+            e.contains("being written by another rocesim process"),
+            "{e}"
+        );
+        drop(o);
         std::fs::write(d.join("notes.txt"), "mine").unwrap();
         let e = prepare("--out", &d, true).unwrap_err().to_string();
         assert!(

@@ -6,8 +6,6 @@ use crate::error::{Error, InputError};
 use crate::output::RunOutputs;
 use crate::scenario::{self, Source};
 use crate::sim::RunOptions;
-use crate::units::SimTime;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 
 /// Loads and resolves the scenario named on the command line (or the built-in one).
@@ -35,7 +33,7 @@ pub fn load_seeded(args: &ScenarioArgs, seed: Option<u64>) -> Result<RunConfig, 
             )
         }
     };
-    Ok(scenario::to_config(&src, &with_seed(&args.set, seed))?)
+    Ok(scenario::to_config(&src, &with_seed(&args.set, seed)?)?)
 }
 
 /// [`load_seeded`] for scenario text rather than a file (the Python package's
@@ -50,45 +48,44 @@ pub fn load_text_seeded(
     seed: Option<u64>,
 ) -> Result<RunConfig, Error> {
     let src = Source::text(text, source, base_dir, stem);
-    Ok(scenario::to_config(&src, &with_seed(set, seed))?)
+    Ok(scenario::to_config(&src, &with_seed(set, seed)?)?)
 }
 
 /// The seed goes in as the last override, so the scenario's `seed` is it and the
 /// effective scenario text (saved as scenario.toml) names it.
-fn with_seed(set: &[String], seed: Option<u64>) -> Vec<String> {
+/// A seed is a TOML integer in the scenario, so at most `i64::MAX`.
+fn with_seed(set: &[String], seed: Option<u64>) -> Result<Vec<String>, InputError> {
     let mut set = set.to_vec();
     if let Some(s) = seed {
+        if s > i64::MAX as u64 {
+            let msg = format!(
+                "{s} is out of range (valid: 0 to {}, the scenario's seed being a TOML integer)",
+                i64::MAX
+            );
+            return Err(InputError::new("--seed", "", msg));
+        }
         set.push(format!("seed={s}"));
     }
-    set
-}
-
-/// The warning for a scenario whose workload has no flow, if it has none.
-pub fn no_flows_warning(cfg: &RunConfig) -> Option<String> {
-    cfg.flows.is_empty().then(|| {
-        format!(
-            "{}: workload: no flows; a run would simulate nothing (add [[workload.flows]] or a generator table)",
-            cfg.source
-        )
-    })
+    Ok(set)
 }
 
 pub fn validate(args: &ValidateArgs) -> Result<(), Error> {
     let cfg = load(&args.scenario)?;
     // A run writes files: check the output volume too.
     crate::sim::limits::check_before(&cfg, &args.limits.limits(), true)?;
-    if let Some(w) = no_flows_warning(&cfg) {
+    for w in super::warnings::scenario_warnings(&cfg) {
         eprintln!("warning: {w}");
     }
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     outln!(
-        "{}: ok: {} hosts, {} switches, {} links, {} flows, cc = {}, profile = {:?}",
+        "{}: ok: {}, {}, {}, {}, cc = {}, profile = {}",
         cfg.source,
-        cfg.topo.hosts.len(),
-        cfg.topo.switches.len(),
-        cfg.topo.spec.links.len(),
-        cfg.flows.len(),
+        n(cfg.topo.hosts.len(), "host", "hosts"),
+        n(cfg.topo.switches.len(), "switch", "switches"),
+        n(cfg.topo.spec.links.len(), "link", "links"),
+        n(cfg.flows.len(), "flow", "flows"),
         cfg.cc.name(),
-        cfg.model.profile
+        cfg.model.profile.name()
     );
     Ok(())
 }
@@ -115,7 +112,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if args.mpi && mpi_world::rank() != 0 {
         return mpi_world::follow(cfg, args);
     }
-    if let Some(w) = no_flows_warning(&cfg) {
+    for w in super::warnings::scenario_warnings(&cfg) {
         eprintln!("warning: {w}");
     }
     let out = args
@@ -123,38 +120,22 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
     let name = cfg.name.clone();
-    let stop = cfg.stop;
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = match stop {
-            Some(s) => ProgressBar::new(s.as_ns()),
-            None => ProgressBar::new_spinner(),
-        };
-        let template = if stop.is_some() {
-            "{spinner} [{elapsed_precise}] {bar:30} sim {msg}"
-        } else {
-            "{spinner} [{elapsed_precise}] sim {msg}"
-        };
-        bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
-        bar
-    };
-    let mut progress = |now: SimTime, done: usize, total: usize| {
-        bar.set_position(now.as_ns());
-        bar.set_message(format!(
-            "{:.3} ms, flows {done}/{total}",
-            now.as_us_f64() / 1000.0
-        ));
-    };
+    let every = args.progress_every.unwrap_or(super::progress::PLAIN_EVERY);
+    let mut display = super::progress::RunDisplay::new(&name, cfg.stop, args.quiet, every);
     let opts = RunOptions {
         seed: args.seed,
         limits: args.limits.limits(),
         mpi: args.mpi,
         ..RunOptions::default()
     };
-    let res = simulate_with(cfg, opts, (&out, args.force), &mut progress);
-    bar.finish_and_clear();
-    let outputs = res.map_err(|e| match e {
+    let target = Out {
+        dir: &out,
+        force: args.force,
+        named_by: if args.out.is_some() { "--out" } else { "" },
+    };
+    let res = simulate_claimed(cfg, opts, target, &mut |p| display.update(p));
+    display.finish();
+    let (outputs, _claim) = res.map_err(|e| match e {
         // Writing failed mid-run (e.g. the disk filled): name the flag.
         e @ Error::Io { .. } => super::flag_error("--out", e),
         e => e,
@@ -162,6 +143,7 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if !args.quiet {
         print_table(&name, &out, &outputs);
     }
+    // Still ours (the claim is held): the report goes in beside the run.
     if args.report {
         let w = crate::report::report(&out, &crate::report::ReportOptions::default())?;
         if !args.quiet {
@@ -186,38 +168,52 @@ pub fn check_threads(t: usize) -> Result<usize, Error> {
     }
 }
 
-/// Runs a loaded scenario into the run directory `out.0` as `rocesim run` does:
-/// refuses a hopeless scenario under `limits` before touching the directory,
-/// which must be new or empty (or a previous run's, with `out.1` = `--force`),
-/// and removes what it created if the run fails. `seed` is the `--seed` given to
-/// [`load_seeded`].
+/// Where a run writes: its directory, whether a previous run there may be
+/// replaced (`--force`), and how the user named it, for messages: `"--out"`,
+/// `""` for the default `runs/<name>`, `"out"` for the Python argument.
+#[derive(Clone, Copy, Debug)]
+pub struct Out<'a> {
+    pub dir: &'a Path,
+    pub force: bool,
+    pub named_by: &'a str,
+}
+
+/// Runs a loaded scenario into the run directory `out.dir` as `rocesim run`
+/// does: refuses a hopeless scenario under `limits` before touching the
+/// directory, which must be new or empty (or a previous run's, with
+/// `out.force`) and is claimed for the run, and removes what it created if the
+/// run fails. `seed` is the `--seed` given to [`load_seeded`].
 pub fn simulate(
     cfg: RunConfig,
     seed: Option<u64>,
     limits: crate::sim::limits::Limits,
-    out: (&Path, bool),
-    progress: &mut dyn FnMut(SimTime, usize, usize),
+    out: Out<'_>,
+    progress: &mut dyn FnMut(crate::sim::RunProgress),
 ) -> Result<RunOutputs, Error> {
     let opts = RunOptions {
         seed,
         limits,
         ..RunOptions::default()
     };
-    simulate_with(cfg, opts, out, progress)
+    simulate_claimed(cfg, opts, out, progress).map(|(o, _)| o)
 }
 
-/// [`simulate`] with more options (`--mpi`). On MPI ranks, this is rank 0's
-/// part: the others wait for its verdict on the scenario and the directory
+/// [`simulate`] with more options (`--mpi`), returning the directory's claim
+/// too: the directory stays this process's while it is held (`run --report`
+/// writes the report under it). On MPI ranks, this is rank 0's part: the
+/// others wait for its verdict on the scenario and the directory
 /// ([`mpi_world::follow`]).
-pub fn simulate_with(
+pub fn simulate_claimed(
     cfg: RunConfig,
     opts: RunOptions,
-    out: (&Path, bool),
-    progress: &mut dyn FnMut(SimTime, usize, usize),
-) -> Result<RunOutputs, Error> {
+    out: Out<'_>,
+    progress: &mut dyn FnMut(crate::sim::RunProgress),
+) -> Result<(RunOutputs, super::out_dir::OutDir), Error> {
     let ready = crate::sim::limits::check_before(&cfg, &opts.limits, true)
         .map_err(Error::from)
-        .and_then(|()| super::out_dir::prepare("--out", out.0, out.1).map_err(Error::from));
+        .and_then(|()| {
+            super::out_dir::prepare(out.named_by, out.dir, out.force).map_err(Error::from)
+        });
     #[cfg(feature = "mpi")]
     if opts.mpi {
         mpi_world::agree(ready.is_ok());
@@ -228,11 +224,13 @@ pub fn simulate_with(
         stream_fct: true,
         ..opts
     };
-    let res = crate::run(cfg, &opts, Some(out.0), progress);
-    if res.is_err() {
-        dir.abandon();
+    match crate::run(cfg, &opts, Some(out.dir), progress) {
+        Ok(o) => Ok((o, dir)),
+        Err(e) => {
+            dir.abandon();
+            Err(e)
+        }
     }
-    res
 }
 
 fn print_table(name: &str, out: &Path, o: &RunOutputs) {
@@ -332,7 +330,7 @@ mod mpi_world {
             mpi: true,
             ..RunOptions::default()
         };
-        let _ = crate::run(cfg, &opts, None, &mut |_, _, _| {});
+        let _ = crate::run(cfg, &opts, None, &mut |_| {});
         Ok(())
     }
 }

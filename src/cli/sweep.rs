@@ -97,6 +97,20 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Error> {
             cpus_per_task: a.cpus_per_task,
         };
         let script = slurm::write_script(&spec, &out, &o)?;
+        let n = spec.points.len();
+        if n > slurm::DEFAULT_MAX_ARRAY_SIZE {
+            eprintln!(
+                "warning: {}: {n} points make {n} array tasks (0-{}); Slurm's default \
+                 MaxArraySize is {} (0-{}): sbatch refuses more unless the cluster raises it \
+                 (scontrol show config | grep MaxArraySize); else split the sweep into files \
+                 of at most {} points",
+                spec.path.display(),
+                n - 1,
+                slurm::DEFAULT_MAX_ARRAY_SIZE,
+                slurm::DEFAULT_MAX_ARRAY_SIZE - 1,
+                slurm::DEFAULT_MAX_ARRAY_SIZE
+            );
+        }
         let dir = script.parent().unwrap_or(&out).display().to_string();
         if a.submit {
             let id = slurm::submit(&script)?;

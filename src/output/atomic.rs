@@ -32,8 +32,21 @@ pub fn register_created_dir(dir: &Path) {
         .push(dir.to_path_buf());
 }
 
-/// Removes the temporary file of every uncommitted [`AtomicFile`], and the empty
-/// directories the process created for them (for a signal handler about to exit
+/// Scratch directories of this process, removed whole on a signal.
+static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Notes that `dir` is this process's scratch directory (`bench --recorders`
+/// writes its runs there): a signal removes it with everything in it.
+pub fn register_scratch_dir(dir: &Path) {
+    SCRATCH
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir.to_path_buf());
+}
+
+/// Removes the temporary file of every uncommitted [`AtomicFile`], the empty
+/// directories the process created for them, and its scratch directories
+/// ([`register_scratch_dir`]) (for a signal handler about to exit
 /// the process); returns how many files it removed. Holds the registry until the
 /// process exits, so no file is created or committed after.
 pub fn remove_all_temporaries() -> usize {
@@ -52,8 +65,22 @@ pub fn remove_all_temporaries() -> usize {
     {
         let _ = std::fs::remove_dir(d);
     }
+    for d in SCRATCH.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let _ = std::fs::remove_dir_all(d);
+    }
     std::mem::forget(open);
     n
+}
+
+/// Lists `path` as a file to remove on a signal ([`remove_all_temporaries`]),
+/// before it is created (a directory claim, [`super::claim`]).
+pub fn note_temporary(path: &Path) {
+    registry().insert(path.to_path_buf());
+}
+
+/// Takes `path` off that list (it was removed, or never created).
+pub fn forget_temporary(path: &Path) {
+    registry().remove(path);
 }
 
 /// The bytes the temporary files of this process in `dir` hold on disk.
@@ -73,6 +100,9 @@ pub struct AtomicFile {
     tmp: PathBuf,
     dst: PathBuf,
     w: Option<BufWriter<File>>,
+    /// Bytes written so far (buffered ones included): what the output limit
+    /// counts, row by row, without asking the file system.
+    written: u64,
 }
 
 impl AtomicFile {
@@ -92,7 +122,13 @@ impl AtomicFile {
             tmp,
             dst,
             w: Some(BufWriter::with_capacity(1 << 16, f)),
+            written: 0,
         })
+    }
+
+    /// The bytes written to this file so far, those still buffered included.
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// An I/O error on this file, naming the final path.
@@ -128,10 +164,14 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.w.as_mut().expect("not yet committed").write(buf)
+        let n = self.w.as_mut().expect("not yet committed").write(buf)?;
+        self.written += n as u64;
+        Ok(n)
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.w.as_mut().expect("not yet committed").write_all(buf)
+        self.w.as_mut().expect("not yet committed").write_all(buf)?;
+        self.written += buf.len() as u64;
+        Ok(())
     }
     fn flush(&mut self) -> io::Result<()> {
         self.w.as_mut().expect("not yet committed").flush()

@@ -17,6 +17,7 @@
 //! the run writes a directory.
 
 mod atomic;
+pub mod claim;
 pub mod hist;
 pub mod journal;
 pub mod ns3;
@@ -26,7 +27,7 @@ pub mod plan;
 pub mod series;
 mod summary;
 
-pub use atomic::{AtomicFile, register_created_dir, remove_all_temporaries};
+pub use atomic::{AtomicFile, register_created_dir, register_scratch_dir, remove_all_temporaries};
 pub use series::{FlowCounters, PortCounters};
 pub use summary::{Engine, PfcHeadline, Summary, SummaryInput, Timing, percentile};
 
@@ -59,6 +60,17 @@ pub const RUN_FILES: &[&str] = &[
     "report.html",
     "figures",
 ];
+
+/// The files and directories of a previous run in `dir` ([`RUN_FILES`]), to
+/// replace with a new run's ([`crate::sim::RunOptions::replace`]) so that none
+/// of its files is left beside the new ones.
+pub fn previous_run_files(dir: &Path) -> Vec<PathBuf> {
+    RUN_FILES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.symlink_metadata().is_ok())
+        .collect()
+}
 
 /// Whether `name` is a temporary file [`AtomicFile`] writes (`.NAME.PID.tmp`).
 pub fn is_temp_name(name: &str) -> bool {
@@ -294,6 +306,10 @@ pub struct Recorder {
     ns3: Option<ns3::Ns3Files>,
     /// A previous run's files, removed just before this run's are moved in.
     replace: Vec<PathBuf>,
+    /// The bytes the streamed files may hold together (`--max-output`).
+    limit: u64,
+    /// The bytes written when a row passed `limit`: nothing is written after.
+    over: Option<u64>,
 }
 
 impl Recorder {
@@ -323,6 +339,8 @@ impl Recorder {
             latency_window: None,
             ns3: None,
             replace: Vec::new(),
+            limit: u64::MAX,
+            over: None,
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
@@ -420,10 +438,50 @@ impl Recorder {
         self.replace = stale;
     }
 
-    /// The bytes this run's output files hold so far on disk (the temporary
-    /// files; each may hold up to 64 KB more in its buffer).
+    /// The bytes this run's output files hold so far: written to the
+    /// streamed files (buffered bytes included), or on disk in its temporary
+    /// files, whichever is more.
     pub fn output_bytes(&self) -> u64 {
-        self.dir.as_deref().map_or(0, atomic::temp_bytes)
+        let on_disk = self.dir.as_deref().map_or(0, atomic::temp_bytes);
+        on_disk.max(self.written())
+    }
+
+    /// The output limit (`--max-output`): once the streamed files would pass
+    /// `bytes` together, the recorder writes no more rows and
+    /// [`Self::over_limit`] says so, so a run stops within a row of the limit
+    /// however many rows one event writes.
+    pub fn set_output_limit(&mut self, bytes: u64) {
+        self.limit = bytes;
+    }
+
+    /// The bytes written when a row passed the output limit, if one did.
+    #[inline]
+    pub fn over_limit(&self) -> Option<u64> {
+        self.over
+    }
+
+    /// The bytes written to the streamed files so far.
+    fn written(&self) -> u64 {
+        let file = |f: &Option<AtomicFile>| f.as_ref().map_or(0, AtomicFile::written);
+        file(&self.fct_file)
+            + file(&self.pfc_file)
+            + file(&self.queue_file)
+            + self.link_util.as_ref().map_or(0, series::LinkUtil::written)
+            + self
+                .flow_rates
+                .as_ref()
+                .map_or(0, series::FlowRates::written)
+            + self.ns3.as_ref().map_or(0, ns3::Ns3Files::written)
+    }
+
+    /// Notes when what was written has passed the output limit.
+    fn charge(&mut self) {
+        if self.over.is_none() {
+            let w = self.written();
+            if w > self.limit {
+                self.over = Some(w);
+            }
+        }
     }
 
     /// Whether qlen.txt is written.
@@ -438,9 +496,13 @@ impl Recorder {
         ports: impl Iterator<Item = (NodeId, u16, u64)>,
         last: bool,
     ) {
+        if self.over.is_some() {
+            return;
+        }
         if let Some(n) = self.ns3.as_mut() {
             let res = n.qlen_sample(now, ports, last);
             self.note(res);
+            self.charge();
         }
     }
 
@@ -506,13 +568,24 @@ impl Recorder {
 
     /// One link-utilization row per watched port (in `watched()` order).
     pub fn link_util_sample(&mut self, now: SimTime, counters: &[PortCounters]) {
+        if self.over.is_some() {
+            return;
+        }
+        let others = self.written() - self.link_util.as_ref().map_or(0, series::LinkUtil::written);
         if let Some(u) = self.link_util.as_mut() {
             let mut res = Ok(());
             for (k, c) in counters.iter().enumerate() {
+                // Row by row: one sample of many ports can be large.
+                let w = others + u.written();
+                if w > self.limit {
+                    self.over = Some(w);
+                    return;
+                }
                 res = res.and(u.row(now, k, *c));
             }
             u.tick_done(now);
             self.note(res);
+            self.charge();
         }
     }
 
@@ -529,9 +602,13 @@ impl Recorder {
     }
 
     pub fn flow_rate(&mut self, now: SimTime, fid: FlowId, c: FlowCounters) {
+        if self.over.is_some() {
+            return;
+        }
         if let Some(r) = self.flow_rates.as_mut() {
             let res = r.row(now, fid, c);
             self.note(res);
+            self.charge();
         }
     }
 
@@ -544,6 +621,9 @@ impl Recorder {
     }
 
     pub fn flow_done(&mut self, r: FctRecord) {
+        if self.over.is_some() {
+            return;
+        }
         if let Some(f) = self.fct_file.as_mut() {
             let res = writeln!(
                 f,
@@ -572,6 +652,7 @@ impl Recorder {
         if !self.stream_fct {
             self.fct.push(r);
         }
+        self.charge();
     }
 
     /// Completed flows are written to the files as they finish and not kept
@@ -582,6 +663,9 @@ impl Recorder {
     }
 
     pub fn pfc_event(&mut self, now: SimTime, node: NodeId, port: u16, class: u8, kind: PfcKind) {
+        if self.over.is_some() {
+            return;
+        }
         if let Some(f) = self.pfc_file.as_mut() {
             let ev = match kind {
                 PfcKind::Pause => "pause",
@@ -596,6 +680,7 @@ impl Recorder {
             let res = n.pfc_event(now, node, port, kind);
             self.note(res);
         }
+        self.charge();
     }
 
     /// One sample of the watched ports' queues at `now`: `bytes[k]` is
@@ -603,9 +688,19 @@ impl Recorder {
     /// the time is formatted once for all of them, and each port's
     /// `,node,port,` once for the run ([`QueueRows`]).
     pub fn queue_samples(&mut self, now: SimTime, ports: &[(NodeId, u16)], bytes: &[u64]) {
-        if let Some(f) = self.queue_file.as_mut() {
-            let rows = self.queue_rows.write(now, ports, bytes);
-            let res = f.write_all(rows).map_err(|e| f.err(e));
+        if self.over.is_some() {
+            return;
+        }
+        if self.queue_file.is_some() {
+            // The sample's rows are written only if they all fit the limit.
+            let n = self.queue_rows.write(now, ports, bytes).len() as u64;
+            let w = self.written() + n;
+            if w > self.limit {
+                self.over = Some(w);
+                return;
+            }
+            let f = self.queue_file.as_mut().expect("checked");
+            let res = f.write_all(&self.queue_rows.out).map_err(|e| f.err(e));
             self.note(res);
         }
         if self.keep_samples {

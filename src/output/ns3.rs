@@ -199,6 +199,11 @@ impl Ns3Files {
     }
 
     /// The files to commit with the others.
+    /// The bytes written to these files so far.
+    pub fn written(&self) -> u64 {
+        self.fct.written() + self.pfc.written() + self.qlen.as_ref().map_or(0, |q| q.file.written())
+    }
+
     pub fn into_files(self) -> Vec<AtomicFile> {
         let mut v = vec![self.fct, self.pfc];
         v.extend(self.qlen.map(|q| q.file));

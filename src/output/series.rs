@@ -72,6 +72,11 @@ impl LinkUtil {
         .map_err(|e| self.file.err(e))
     }
 
+    /// The bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.file.written()
+    }
+
     pub fn tick_done(&mut self, now: SimTime) {
         self.last = now;
     }
@@ -123,6 +128,11 @@ impl FlowRates {
     #[inline]
     pub fn is_selected(&self, fid: FlowId) -> bool {
         self.selected[fid.idx()]
+    }
+
+    /// The bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.file.written()
     }
 
     /// Per flow: whether it is recorded.

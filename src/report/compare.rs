@@ -94,14 +94,15 @@ pub fn relative(v: Option<f64>, base: Option<f64>) -> String {
     }
 }
 
-/// The headline table: one row per metric, per run its value and (after the
-/// first run) the difference relative to the first.
-pub fn headline_table(runs: &[RunData]) -> (Vec<String>, Vec<Vec<String>>) {
+/// The headline table: one row per metric, per run its value and (for every
+/// run but `runs[base]`) the difference relative to `runs[base]`: the first
+/// run, or the ns-3 reference, so that the sign agrees with the agreement table.
+pub fn headline_table(runs: &[RunData], base: usize) -> (Vec<String>, Vec<Vec<String>>) {
     let mut header = vec!["metric".to_string()];
     for (i, r) in runs.iter().enumerate() {
         header.push(r.label.clone());
-        if i > 0 {
-            header.push(format!("vs {}", runs[0].label));
+        if i != base {
+            header.push(format!("vs {}", runs[base].label));
         }
     }
     let all: Vec<_> = runs.iter().map(headlines).collect();
@@ -110,8 +111,8 @@ pub fn headline_table(runs: &[RunData]) -> (Vec<String>, Vec<Vec<String>>) {
             let mut row = vec![all[0][m].name.to_string()];
             for (i, h) in all.iter().enumerate() {
                 row.push(fmt_value(h[m].value, h[m].decimals));
-                if i > 0 {
-                    row.push(relative(h[m].value, all[0][m].value));
+                if i != base {
+                    row.push(relative(h[m].value, all[base][m].value));
                 }
             }
             row
@@ -170,6 +171,27 @@ pub fn compare(
             Source::Ns3 { src, .. } => ns3_series::load(src, l),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // --dport must select flows of some series (of each, its figure is empty).
+    if let Some(d) = opts.dport
+        && !runs
+            .iter()
+            .any(|r| r.fct.iter().any(|f| f.dport == Some(d)))
+    {
+        let ports: std::collections::BTreeSet<u16> = runs
+            .iter()
+            .flat_map(|r| r.fct.iter().filter_map(|f| f.dport))
+            .collect();
+        let valid = match ports.is_empty() {
+            true => "none: no series has flows with a destination port".to_string(),
+            false => ports
+                .iter()
+                .map(u16::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let msg = format!("no completed flow of any series goes to port {d} (valid: {valid})");
+        return Err(InputError::new("--dport", "", msg).into());
+    }
     let reference = sources.iter().position(|s| matches!(s, Source::Ns3 { .. }));
     let agreements: Vec<Agreement> = match reference {
         None => Vec::new(),
@@ -207,8 +229,9 @@ pub fn compare(
     }
     figs.extend([figures::latency_cdf(&refs), figures::link_util(&refs)]);
     let drawn = draw_all(&figs, out)?;
-    let (hh, hr) = headline_table(&runs);
-    let mut text = format!("headline numbers (relative to {})\n", runs[0].label);
+    let base = reference.unwrap_or(0);
+    let (hh, hr) = headline_table(&runs, base);
+    let mut text = format!("headline numbers (relative to {})\n", runs[base].label);
     text += &text_table(&hh, &hr);
     let mut agree_html = String::new();
     for a in &agreements {
@@ -247,8 +270,11 @@ pub fn compare(
         .collect();
     b += &html::table(&["label".into(), "run directory".into()], &rows);
     b += &format!(
-        "<h2>Headline numbers</h2>\n<p class=\"note\">Relative differences are to the first run, {}.</p>\n",
-        esc(&runs[0].label)
+        "<h2>Headline numbers</h2>\n<p class=\"note\">Relative differences are to {}.</p>\n",
+        esc(&match reference {
+            Some(_) => format!("the ns-3 reference, {}", runs[base].label),
+            None => format!("the first run, {}", runs[base].label),
+        })
     );
     b += &html::table(&hh, &hr);
     if !agreements.is_empty() {
@@ -333,6 +359,30 @@ mod tests {
             "{e}"
         );
         assert!(labels(&dirs, &["nolabel".into()]).is_err());
+    }
+
+    #[test]
+    fn with_an_ns3_reference_the_headline_is_relative_to_it_as_the_agreement_is() {
+        // Issue 42 item 17: one sign in both tables (ours relative to ns-3).
+        let run = |label: &str, p50: f64| RunData {
+            dir: PathBuf::from(label),
+            label: label.into(),
+            summary: data::OrderedJson(vec![("slowdown_p50".into(), p50.into())]),
+            fct: Vec::new(),
+            pfc: None,
+            queue_hist: None,
+            latency_hist: None,
+            flow_rates: None,
+            link_util: None,
+            scenario: None,
+            extra_files: Vec::new(),
+            pfc_diagnostics: None,
+        };
+        let runs = [run("ours", 1.1), run("ns-3", 1.0)];
+        let (header, rows) = headline_table(&runs, 1);
+        assert_eq!(header, ["metric", "ours", "vs ns-3", "ns-3"]);
+        let p50 = rows.iter().find(|r| r[0] == "FCT slowdown p50").unwrap();
+        assert_eq!(p50[1..], ["1.100", "+10.0%", "1.000"]);
     }
 
     #[test]

@@ -353,14 +353,18 @@ pub fn reproduce(exp: &dyn Experiment, o: &ReproduceOptions) -> Result<(Analysis
         let results: Vec<Result<Finished, Error>> = pool.install(|| {
             runs.into_par_iter()
                 .map(|(spec, cfg)| {
+                    let run_dir = seed_dir.join("runs").join(&spec.name);
+                    // A previous reproduction's files go when this run's
+                    // arrive: none is left beside them (e.g. a recorder
+                    // this run no longer has).
                     let opts = RunOptions {
                         trace_rates: spec.trace_rates,
                         keep_samples: spec.keep_samples,
+                        replace: crate::output::previous_run_files(&run_dir),
                         ..RunOptions::default()
                     };
-                    let run_dir = seed_dir.join("runs").join(&spec.name);
                     let started = std::time::Instant::now();
-                    let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_, _, _| {})?;
+                    let out = crate::run(cfg, &opts, Some(&run_dir), &mut |_| {})?;
                     if o.progress {
                         eprintln!(
                             "  {}/{}{}: {} flows, {:.1} s",

@@ -18,14 +18,64 @@ impl Ctx<'_> {
     }
 }
 
-/// A path from the scenario, relative to the scenario file's directory.
+/// A path from the scenario, relative to the scenario file's directory;
+/// `dir/x/../y` shortened to `dir/y` (what messages show) where both name the
+/// same place (a symbolic link before `..` would make them differ).
 pub(super) fn resolve_path(base: &Path, file: &str) -> PathBuf {
     let p = Path::new(file);
-    if p.is_absolute() {
+    let joined = if p.is_absolute() {
         p.to_path_buf()
     } else {
         base.join(p)
+    };
+    let clean = lexically_clean(&joined);
+    // The file may be missing (its error names it): compare the directories.
+    let place = |q: &Path| {
+        q.canonicalize()
+            .or_else(|_| q.parent().map_or(Ok(PathBuf::new()), Path::canonicalize))
+            .ok()
+    };
+    match clean != joined && place(&clean).is_some() && place(&clean) == place(&joined) {
+        true => clean,
+        false => joined,
     }
+}
+
+/// `path` without `.` parts and with each `..` removing the part before it
+/// (kept where there is none: a leading `..` or one after the root).
+fn lexically_clean(path: &Path) -> PathBuf {
+    use std::path::Component as C;
+    let mut out: Vec<C> = Vec::new();
+    for c in path.components() {
+        match c {
+            C::CurDir => {}
+            C::ParentDir if matches!(out.last(), Some(C::Normal(_))) => {
+                out.pop();
+            }
+            C::ParentDir if matches!(out.last(), Some(C::RootDir | C::Prefix(_))) => {}
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
+}
+
+/// Checks that node `id`, which the user wrote as `field`, is a host.
+pub(super) fn check_host(
+    id: crate::topology::NodeId,
+    topo: &Topology,
+    field: &str,
+    cx: &Ctx,
+) -> Result<(), InputError> {
+    let n = topo.spec.kinds.len() as u32;
+    let what = match id.0 >= n {
+        true => "does not exist",
+        false if topo.kind(id) != NodeKind::Host => "is a switch",
+        false => return Ok(()),
+    };
+    Err(cx.err(
+        field,
+        format!("node {id} {what} (hosts: {})", describe_hosts(topo)),
+    ))
 }
 
 /// Checks one flow against the topology: both ends exist and are hosts, and
@@ -79,5 +129,31 @@ pub(super) fn describe_hosts(topo: &Topology) -> String {
     match (ids.first(), ids.last()) {
         (Some(a), Some(b)) if contiguous => format!("{a}-{b}"),
         _ => format!("{} hosts", ids.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_path_through_parent_directories_is_shown_short() {
+        // Issue 42 item 18: `o/x/../../n3/t/topo.txt`.
+        let d = std::env::temp_dir().join(format!("rocesim-ctx-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("o/x")).unwrap();
+        std::fs::create_dir_all(d.join("n3/t")).unwrap();
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        let p = resolve_path(&d.join("o/x"), "../../n3/t/topo.txt");
+        assert_eq!(
+            p,
+            d.join("n3/t/topo.txt"),
+            "a missing file, its directory there"
+        );
+        assert_eq!(resolve_path(&d, "./a/../b.txt"), d.join("b.txt"));
+        assert_eq!(
+            lexically_clean(Path::new("../a/./b/../c")),
+            Path::new("../a/c")
+        );
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -5,6 +5,7 @@
 
 use super::ScenarioFile;
 use crate::error::InputError;
+use crate::limits::{MAX_KEY_LEN, MAX_KEY_PARTS};
 use std::path::{Path, PathBuf};
 
 /// A parsed scenario with where it came from.
@@ -107,9 +108,19 @@ pub fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
             if message.contains("to fit in target type")
                 && let Some((field, value)) = key_on_line(text, line)
             {
+                // A byte count can be given as a string with a unit; a seed
+                // or a count cannot be larger.
+                let last = field.rsplit('.').next().unwrap_or(&field);
+                let bytes = ["size", "buffer", "byte", "bytes", "counter"]
+                    .iter()
+                    .any(|w| last.contains(w));
+                let hint = match bytes {
+                    true => "; give large byte counts with a unit, e.g. \"20GB\"",
+                    false => "",
+                };
                 location = format!("{location}: {field}");
                 message = format!(
-                    "{value} does not fit a TOML integer (valid: {}..={}); give large byte counts with a unit, e.g. \"20GB\"",
+                    "{value} does not fit a TOML integer (valid: {}..={}){hint}",
                     i64::MIN,
                     i64::MAX
                 );
@@ -151,7 +162,7 @@ fn key_on_line(text: &str, line: usize) -> Option<(String, String)> {
 /// Applies one `key.path=value` override. The value is read as TOML (a number,
 /// boolean, string in quotes, array...) and as a plain string otherwise.
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputError> {
-    let flag = format!("--set {spec}");
+    let flag = format!("--set {}", clip(spec));
     let Some((key, raw)) = spec.split_once('=') else {
         return Err(InputError::new(
             flag,
@@ -160,12 +171,30 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
         ));
     };
     let key = key.trim();
+    // Bounded before anything is built for it: a key thousands of levels deep
+    // would nest tables that deep, and dropping or writing them recurses.
+    let depth = key.split('.').count();
+    if depth > MAX_KEY_PARTS || key.len() > MAX_KEY_LEN {
+        return Err(InputError::new(
+            flag,
+            "",
+            format!(
+                "a key path of {depth} parts and {} characters is longer than any scenario key \
+                 (limit {MAX_KEY_PARTS} parts, {MAX_KEY_LEN} characters; valid: e.g. \
+                 topology.rate or workload.flows[0].size)",
+                key.len()
+            ),
+        ));
+    }
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(InputError::new(
             flag,
             "",
-            format!("\"{key}\" is not a key path like topology.rate or workload.flows[0].size"),
+            format!(
+                "\"{}\" is not a key path like topology.rate or workload.flows[0].size",
+                clip(key)
+            ),
         ));
     }
     let value = parse_value(raw.trim());
@@ -222,6 +251,16 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
     unreachable!("the loop returns at the last key")
 }
 
+/// `text` for a message: whole when short, else its first 60 characters and
+/// how long it is, so that a huge input gives a readable line.
+pub fn clip(text: &str) -> String {
+    const SHOW: usize = 60;
+    match text.char_indices().nth(SHOW) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}... ({} characters)", &text[..at], text.chars().count()),
+    }
+}
+
 /// `name[3]` → (`name`, Some(3)); `name` → (`name`, None).
 fn split_index(part: &str) -> Result<(&str, Option<usize>), String> {
     match part.split_once('[') {
@@ -230,7 +269,7 @@ fn split_index(part: &str) -> Result<(&str, Option<usize>), String> {
             let idx = rest
                 .strip_suffix(']')
                 .and_then(|n| n.parse::<usize>().ok())
-                .ok_or_else(|| format!("\"{part}\" is not a key or key[index]"))?;
+                .ok_or_else(|| format!("\"{}\" is not a key or key[index]", clip(part)))?;
             Ok((name, Some(idx)))
         }
     }
@@ -254,6 +293,44 @@ hosts = 3
 rate = "100Gbps"
 delay = "1us"
 "#;
+
+    #[test]
+    fn a_set_key_thousands_of_parts_deep_is_an_error_not_a_stack_overflow() {
+        // Issue 42 item 1: 6,000 (the CLI) and 10,000 (Python) parts.
+        for n in [6_000, 10_000] {
+            let spec = format!("{}=1", vec!["a"; n].join("."));
+            let e = load_str(MINIMAL, "x.toml", Path::new("."), "x", &[spec]).unwrap_err();
+            let s = e.to_string();
+            assert!(
+                s.contains("--set a.a.a") && s.contains("characters)"),
+                "{s}"
+            );
+            assert!(
+                s.contains(&format!("{n} parts")) && s.contains("limit 16 parts"),
+                "{s}"
+            );
+            assert!(s.len() < 400 && !s.contains('\n'), "one short line: {s}");
+        }
+    }
+
+    #[test]
+    fn a_huge_seed_or_host_count_gets_no_byte_count_hint() {
+        // Issue 42 item 10.
+        for (key, line) in [("seed", 1), ("topology.hosts", 4)] {
+            let text = match key {
+                "seed" => format!("seed = 99999999999999999999{MINIMAL}"),
+                _ => MINIMAL.replace("hosts = 3", "hosts = 99999999999999999999"),
+            };
+            let e = load_str(&text, "x.toml", Path::new("."), "x", &[]).unwrap_err();
+            let s = e.to_string();
+            assert!(
+                s.starts_with(&format!("x.toml: line {line}: {key}: ")),
+                "{s}"
+            );
+            assert!(s.contains("does not fit a TOML integer"), "{s}");
+            assert!(!s.contains("byte counts"), "{s}");
+        }
+    }
 
     #[test]
     fn unknown_fields_are_rejected_with_line_and_valid_names() {

@@ -348,37 +348,11 @@ pub fn relative_to(target: &Path, from: &Path) -> PathBuf {
 
 /// The earliest start time (seconds) in an ns-3 flow file, if it has flows.
 fn earliest_start(path: &Path) -> Result<Option<f64>, InputError> {
-    let text = crate::limits::read_text(path)
-        .map_err(|e| InputError::in_file(path, "", format!("cannot read flow file: {e}")))?;
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let n: usize = match lines.next().map(|l| l.trim().parse()) {
-        Some(Ok(n)) => n,
-        _ => {
-            return Err(InputError::in_file(
-                path,
-                "line 1",
-                "the first line must be the number of flows",
-            ));
-        }
-    };
-    let mut min: Option<f64> = None;
-    for (i, l) in lines.take(n).enumerate() {
-        let max_s = crate::limits::max_time_s();
-        let t = l
-            .split_whitespace()
-            .last()
-            .and_then(|v| v.parse::<f64>().ok())
-            .filter(|t| (0.0..=max_s).contains(t))
-            .ok_or_else(|| {
-                InputError::in_file(
-                    path,
-                    format!("line {}", i + 2),
-                    format!("no start time in seconds (valid: 0 to {max_s:.0})"),
-                )
-            })?;
-        min = Some(min.map_or(t, |m: f64| m.min(t)));
-    }
-    Ok(min)
+    // The whole file is checked here, as a run reads it: a short line is
+    // reported as itself (not as a start time, nor later as a stop time).
+    let flows = crate::workload::ns3::read_flows(path)?;
+    let min = flows.iter().map(|f| f.start.ps()).min();
+    Ok(min.map(|ps| ps as f64 / crate::units::PS_PER_S as f64))
 }
 
 fn toml_str(s: &str) -> String {
@@ -782,48 +756,41 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
     }
 
     // Keys without an equivalent.
-    unmodelled(
-        &p,
-        "TRACE_FILE",
-        "no packet-level trace (mix.tr) is written",
-        &mut warnings,
-    );
-    unmodelled(
-        &p,
-        "TRACE_OUTPUT_FILE",
-        "no packet-level trace (mix.tr) is written",
-        &mut warnings,
-    );
-    unmodelled(
-        &p,
-        "ENABLE_TRACE",
-        "no packet-level trace (mix.tr) is written",
-        &mut warnings,
-    );
-    unmodelled(
-        &p,
-        "PINT_LOG_BASE",
-        "HPCC-PINT (CC_MODE 10) is not modelled",
-        &mut warnings,
-    );
-    unmodelled(
-        &p,
-        "PINT_PROB",
-        "HPCC-PINT (CC_MODE 10) is not modelled",
-        &mut warnings,
-    );
-    unmodelled(
-        &p,
-        "LINK_DOWN",
-        "links do not go down during a run (0 0 0 = none, so nothing changes)",
-        &mut warnings,
-    );
-    unmodelled(
-        &p,
-        "ERROR_RATE_PER_LINK",
-        "ignored as third.cc ignores it; each link's error rate comes from the topology file",
-        &mut warnings,
-    );
+    // Warnings only for what changes a result or an output: a setting that is
+    // off (ENABLE_TRACE 0, LINK_DOWN 0 0 0, ERROR_RATE_PER_LINK 0) is the same
+    // here; TRACE_FILE and TRACE_OUTPUT_FILE matter only with ENABLE_TRACE 1;
+    // PINT_* only with CC_MODE 10, which is refused.
+    let is_zero = |v: &str| v.parse::<f64>().is_ok_and(|x| x == 0.0);
+    let on = |key: &str| {
+        p.get(key)
+            .filter(|e| !e.values.is_empty() && !e.values.iter().all(|v| is_zero(v)))
+            .is_some()
+    };
+    if on("ENABLE_TRACE") {
+        unmodelled(
+            &p,
+            "ENABLE_TRACE",
+            "no packet-level trace (TRACE_OUTPUT_FILE) is written",
+            &mut warnings,
+        );
+    }
+    if on("LINK_DOWN") {
+        unmodelled(
+            &p,
+            "LINK_DOWN",
+            "links do not go down during a run: that link stays up, and what follows its \
+             failure in ns-3 differs here",
+            &mut warnings,
+        );
+    }
+    if on("ERROR_RATE_PER_LINK") {
+        unmodelled(
+            &p,
+            "ERROR_RATE_PER_LINK",
+            "ignored as third.cc ignores it; each link's error rate comes from the topology file",
+            &mut warnings,
+        );
+    }
     Ok(Imported { toml: s, warnings })
 }
 

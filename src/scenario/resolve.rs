@@ -1,7 +1,7 @@
 //! Validation of a parsed scenario into a [`RunConfig`] (src/config.rs): runtime types, profile
 //! defaults filled in, every impossible value rejected with the field's path.
 
-use super::ctx::{Ctx, check_flow, resolve_path};
+use super::ctx::{Ctx, check_flow, check_host, resolve_path};
 use super::load::Loaded;
 use super::*;
 use crate::cc::CcKind;
@@ -137,12 +137,14 @@ pub fn check_name(name: &str) -> Result<(), String> {
     let bad = name.is_empty()
         || name == "."
         || name == ".."
-        || name.contains(['/', '\\', '\0'])
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control)
         || name.trim() != name;
     if bad {
         return Err(format!(
-            "{name:?} is not a valid run name (valid: a non-empty file name without '/', '\\' \
-             or surrounding spaces, not \".\" or \"..\", e.g. \"incast-hpcc\")"
+            "{name:?} is not a valid run name (valid: a non-empty file name without '/', '\\', \
+             control characters such as a newline, or surrounding spaces, not \".\" or \"..\", \
+             e.g. \"incast-hpcc\")"
         ));
     }
     Ok(())
@@ -482,19 +484,25 @@ fn resolve_flows(
     }
     for (i, e) in w.incast.iter().enumerate() {
         let field = format!("workload.incast[{i}]");
+        // Errors name the fields as written: receiver, senders[j], size, class.
         let receiver = NodeId(e.receiver);
+        check_host(receiver, topo, &format!("{field}.receiver"), cx)?;
         let senders =
             super::generators::pick_senders(topo, cx, &field, &e.senders, e.fan_in, receiver)?;
+        for (j, &s) in senders.iter().enumerate() {
+            let at = format!("{field}.senders[{j}]");
+            check_host(s, topo, &at, cx)?;
+            if s == receiver {
+                return Err(cx.err(at, format!("host {s} is the receiver")));
+            }
+        }
         let mut spread = crate::workload::incast::StartSpread::new(
             e.start_spread,
             crate::workload::derive_seed(seed, "incast", i),
         );
-        for (j, mut f) in incast(&senders, receiver, e.size.0, SimTime(e.start.ps()), e.class)
-            .into_iter()
-            .enumerate()
-        {
+        for mut f in incast(&senders, receiver, e.size.0, SimTime(e.start.ps()), e.class) {
             f.start += spread.offset();
-            check_flow(&f, topo, &format!("{field}.senders[{j}]"), cx)?;
+            check_flow(&f, topo, &field, cx)?;
             flows.push(f);
         }
     }

@@ -218,6 +218,17 @@ fn ratio(r: f64, cx: &Ctx) -> Result<f64, InputError> {
     }
 }
 
+/// `x` for a message without float noise: at most 6 decimals, trailing
+/// zeros dropped (`49999.99999999999` -> `50000`, `0.1 + 0.2` -> `0.3`).
+fn short(x: f64) -> String {
+    let t = format!("{x:.6}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    match t {
+        "-0" => "0".to_string(),
+        t => t.to_string(),
+    }
+}
+
 /// Hosts under a first-tier switch: given directly, or `oversubscription x full`
 /// where `full` is the non-blocking count; it must come out whole.
 fn hosts_below(
@@ -244,9 +255,12 @@ fn hosts_below(
                 return Err(cx.err(
                     if oversub.is_some() { "topology.oversubscription".to_string() } else { format!("topology.{field}") },
                     format!(
-                        "oversubscription {r} gives {hosts} hosts per switch ({full_is} = {full} at 1:1); \
+                        "oversubscription {} gives {} hosts per switch ({full_is} = {} at 1:1); \
                          it must be a whole number: give {field} instead, or a ratio that is a multiple of {}",
-                        1.0 / full
+                        short(r),
+                        short(hosts),
+                        short(full),
+                        short(1.0 / full)
                     ),
                 ));
             }
@@ -332,4 +346,18 @@ fn check_size(nodes: u64, switches: u64, edge_switches: u64, cx: &Ctx) -> Result
     }
     crate::limits::check_route_entries(switches, edge_switches, "use fewer pods, ToRs or leaves")
         .map_err(|m| cx.err("topology", m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn numbers_in_messages_carry_no_float_noise() {
+        // Issue 42 item 18: "a multiple of 49999.99999999999".
+        assert_eq!(short(49999.99999999999), "50000");
+        assert_eq!(short(0.1 + 0.2), "0.3");
+        assert_eq!(short(1.0 / 3.0), "0.333333");
+        assert_eq!(short(8.0), "8");
+    }
 }

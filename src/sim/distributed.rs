@@ -10,7 +10,7 @@
 
 use super::part::next_grid;
 use super::ranks::{Ranks, encode_into, take};
-use super::{CHECK_EVERY, Ending, STALL_LIMIT, Sim, Turn};
+use super::{CHECK_EVERY, Ending, Sim, Turn};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
 use crate::node::{Progress, Transit};
@@ -73,7 +73,7 @@ impl Sim {
         &mut self,
         r: &Ranks,
         stop_bound: Key,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Ending {
         let me = r.rank;
         let total = self.sh.flows.len();
@@ -143,12 +143,16 @@ impl Sim {
                     reports = Some(self.exchange_window(r, over));
                     self.engine.merge_seconds += t.elapsed().as_secs_f64();
                 }
-                if global == Some(bound) && self.global_due() {
-                    return Ending::Deadlock;
+                // Only a deadlock ends it here: ranks check the output
+                // limit together, at their reports.
+                if global == Some(bound)
+                    && let Some(e) = self.global_due()
+                {
+                    return e;
                 }
                 if self.engine.window_events >= next_check {
                     next_check = self.engine.window_events + CHECK_EVERY;
-                    progress(SimTime(bound.0), pr.done, total);
+                    progress(self.at(SimTime(bound.0), pr.done));
                     // Rank 0 looks at its files' size as often as threads do
                     // (every CHECK_EVERY events); the next report carries it.
                     over = self.output_over(me);
@@ -304,7 +308,7 @@ impl Sim {
             let last = p.progress.last.max(pr.last);
             if matches!(ev, crate::node::Event::QpTimer { .. })
                 && done < started
-                && now.since(last) > STALL_LIMIT
+                && now.since(last) > self.stall
             {
                 return Some(now);
             }

@@ -21,13 +21,15 @@ use crate::error::InputError;
 use crate::units::{Delta, SimTime};
 
 /// How long no flow may make progress, while flows are active, before the run is
-/// stopped as stalled.
+/// stopped as stalled (at least; [`stall_limit`]).
 pub const STALL_LIMIT: Delta = Delta::from_ms(100);
 
 /// Bytes a row of queue.csv takes at least (`t,n,p,b` and a newline).
 const QUEUE_ROW_MIN_BYTES: u64 = 8;
 /// Bytes a row of link_util.csv takes at least.
 const LINK_ROW_MIN_BYTES: u64 = 12;
+/// Bytes a row of flow_rates.csv takes at least.
+const FLOW_ROW_MIN_BYTES: u64 = 16;
 
 /// The limits of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +38,8 @@ pub struct Limits {
     pub max_sim_time: Delta,
     /// The bytes a run's output files may hold together.
     pub max_output_bytes: u64,
+    /// The wall-clock time a run may take (`--max-wall-time`); none by default.
+    pub max_wall_time: Option<std::time::Duration>,
 }
 
 impl Limits {
@@ -57,6 +61,7 @@ impl Default for Limits {
         Limits {
             max_sim_time: Self::DEFAULT_MAX_SIM_TIME,
             max_output_bytes: Self::DEFAULT_MAX_OUTPUT_BYTES,
+            max_wall_time: None,
         }
     }
 }
@@ -83,6 +88,54 @@ fn fastest_bps(cfg: &RunConfig) -> u64 {
         .unwrap_or(0)
 }
 
+/// The earliest the last flow can finish: every flow's payload alone at the
+/// fastest link's rate, and every host's payload to send and to receive through
+/// its one link (from the first start among its flows).
+fn least_end(cfg: &RunConfig, bps: u64) -> SimTime {
+    let n = cfg.topo.spec.kinds.len();
+    // Per node: (earliest start, bytes) sent and received.
+    let mut sent = vec![(u64::MAX, 0u64); n];
+    let mut recv = vec![(u64::MAX, 0u64); n];
+    let mut end = 0u64;
+    for f in &cfg.flows {
+        end = end.max(f.start.ps().saturating_add(least_fct(f.size, bps).ps()));
+        for (side, node) in [(&mut sent, f.src), (&mut recv, f.dst)] {
+            let e = &mut side[node.idx()];
+            *e = (e.0.min(f.start.ps()), e.1.saturating_add(f.size));
+        }
+    }
+    for side in [&sent, &recv] {
+        for (i, &(start, bytes)) in side.iter().enumerate() {
+            let node = crate::topology::NodeId::from_idx(i);
+            if bytes > 0 && cfg.topo.is_host(node) {
+                let rate = cfg.topo.host_port(node).rate.bps();
+                end = end.max(start.saturating_add(least_fct(bytes, rate).ps()));
+            }
+        }
+    }
+    SimTime(end)
+}
+
+/// The least time a byte of flow `f` takes to propagate: the delays of its
+/// source's and its destination's links (every host has one link).
+fn least_delay(cfg: &RunConfig, f: &crate::workload::FlowSpec) -> u64 {
+    let delay = |n| {
+        let topo = &cfg.topo;
+        match topo.is_host(n) {
+            true => topo.host_port(n).delay.ps(),
+            false => 0,
+        }
+    };
+    delay(f.src).saturating_add(delay(f.dst))
+}
+
+/// How long no flow may make progress while flows are active: [`STALL_LIMIT`],
+/// or 4 base RTTs on a fabric whose round trip is longer (`base_rtt`, the
+/// control interval T).
+pub fn stall_limit(base_rtt: Delta) -> Delta {
+    STALL_LIMIT.max(Delta::from_ps(base_rtt.ps().saturating_mul(4)))
+}
+
 /// The least time flow `size` bytes can take: its payload alone at `bps`.
 fn least_fct(size: u64, bps: u64) -> Delta {
     let ps = (size as u128 * 8 * 1_000_000_000_000) / bps.max(1) as u128;
@@ -103,26 +156,37 @@ pub fn check_before(
     };
     let bps = fastest_bps(cfg);
     let limit = limits.max_sim_time;
-    let mut last_end = first.start;
+    let capped = cfg.stop.is_some_and(|s| s.ps() <= limit.ps());
     for (id, f) in cfg.flows.iter().enumerate() {
-        let end = f.start.ps().saturating_add(least_fct(f.size, bps).ps());
-        last_end = last_end.max(SimTime(end));
-        let capped = cfg.stop.is_some_and(|s| s.ps() <= limit.ps());
+        let payload = least_fct(f.size, bps).ps();
+        let links = least_delay(cfg, f);
+        let end = f.start.ps().saturating_add(payload).saturating_add(links);
         if end > limit.ps() && !capped {
+            // Name what makes it long: the payload, or the links' delays.
+            let needs = if links > payload {
+                format!(
+                    "its first byte needs at least {} to cross its hosts' links (their delay; \
+                     valid: a shorter link delay",
+                    human_time(links)
+                )
+            } else {
+                format!(
+                    "it needs at least {} at {} (valid: a smaller size, a faster rate",
+                    human_time(payload),
+                    crate::units::Rate::from_bps(bps),
+                )
+            };
             return Err(InputError::new(
                 &cfg.source,
                 "workload",
                 format!(
                     "flow {id} ({} bytes from node {} to node {}, starting at {}) cannot finish \
-                     within the simulated-time limit of {limit}: it needs at least {} at {} \
-                     (--max-sim-time raises the limit; valid: a smaller size, a faster rate or \
-                     a `stop` time)",
+                     within the simulated-time limit of {limit}: {needs}, or a `stop` time; \
+                     --max-sim-time raises the limit)",
                     f.size,
                     f.src.0,
                     f.dst.0,
-                    f.start,
-                    least_fct(f.size, bps),
-                    crate::units::Rate::from_bps(bps),
+                    human_time(f.start.ps()),
                 ),
             ));
         }
@@ -130,8 +194,9 @@ pub fn check_before(
     if !writes_files {
         return Ok(());
     }
-    // The run lasts at least until the last flow could finish alone, or until
-    // `stop`, whichever comes first.
+    // The run lasts at least until its flows could finish (each alone, and
+    // each host's through its link), or until `stop`, whichever comes first.
+    let last_end = least_end(cfg, bps);
     let end = cfg.stop.map_or(last_end, |s| s.min(last_end));
     let span = end.ps().saturating_sub(first.start.ps());
     let out = &cfg.output;
@@ -172,14 +237,64 @@ pub fn check_before(
                     "every {iv} over {ports} ports for at least {}, {file} would hold at least \
                      {rows} rows ({}), above the output limit of {} (--max-output raises it; \
                      valid: a longer interval, fewer output.queue_ports, or a `stop` time)",
-                    Delta::from_ps(span),
+                    human_time(span),
                     fmt_bytes(bytes),
                     fmt_bytes(limits.max_output_bytes)
                 ),
             ));
         }
     }
+    check_flow_rates(cfg, limits, bps)
+}
+
+/// flow_rates.csv: a row per selected flow per interval while it runs, and a
+/// flow runs at least its payload alone at the fastest rate (within `stop`).
+fn check_flow_rates(cfg: &RunConfig, limits: &Limits, bps: u64) -> Result<(), InputError> {
+    let Some((set, iv)) = &cfg.output.flow_rates else {
+        return Ok(());
+    };
+    let stop = cfg.stop.map_or(u64::MAX, SimTime::ps);
+    let selected = set.mask(&cfg.flows);
+    let mut rows = 0u64;
+    for (f, _) in cfg.flows.iter().zip(&selected).filter(|(_, s)| **s) {
+        let end = f.start.ps().saturating_add(least_fct(f.size, bps).ps());
+        let span = end.min(stop).saturating_sub(f.start.ps());
+        rows = rows.saturating_add(span / iv.ps().max(1));
+    }
+    let bytes = rows.saturating_mul(FLOW_ROW_MIN_BYTES);
+    if bytes > limits.max_output_bytes {
+        return Err(InputError::new(
+            &cfg.source,
+            "output.flow_rates",
+            format!(
+                "every {iv} for each selected flow while it runs, flow_rates.csv would hold at \
+                 least {rows} rows ({}), above the output limit of {} (--max-output raises it; \
+                 valid: a longer interval, fewer flows, or a `stop` time)",
+                fmt_bytes(bytes),
+                fmt_bytes(limits.max_output_bytes)
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// A time for a message, in the largest unit that keeps it at least 1, with
+/// up to 3 decimals: `8.591us`, `64us`, `1.5s`.
+pub fn human_time(ps: u64) -> String {
+    const UNITS: [(u64, &str); 5] = [
+        (crate::units::PS_PER_S, "s"),
+        (crate::units::PS_PER_MS, "ms"),
+        (crate::units::PS_PER_US, "us"),
+        (crate::units::PS_PER_NS, "ns"),
+        (1, "ps"),
+    ];
+    let (div, unit) = UNITS
+        .into_iter()
+        .find(|&(d, _)| ps >= d)
+        .unwrap_or((1, "ps"));
+    let text = format!("{:.3}", ps as f64 / div as f64);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}{unit}")
 }
 
 /// The error when the clock passes the limit.
@@ -202,24 +317,65 @@ pub fn output_exceeded(cfg: &RunConfig, limits: &Limits, now: SimTime, bytes: u6
         &cfg.source,
         "output",
         format!(
-            "the output files reached {} at simulated time {now}, above the output limit of {}; \
+            "the output files reached {} at simulated time {}, above the output limit of {}; \
              no output written (--max-output raises the limit; valid: longer recorder \
              intervals, fewer recorders, or a `stop` time)",
-            fmt_bytes(bytes),
+            match fmt_bytes(bytes) == fmt_bytes(limits.max_output_bytes) {
+                true => format!("{bytes} bytes"),
+                false => fmt_bytes(bytes),
+            },
+            human_time(now.ps()),
             fmt_bytes(limits.max_output_bytes)
         ),
     )
 }
 
-/// The error when no flow made progress for [`STALL_LIMIT`].
-pub fn stalled(cfg: &RunConfig, at: SimTime, unfinished: usize) -> InputError {
+/// The error when the run has taken longer than `--max-wall-time`.
+pub fn wall_time_exceeded(
+    cfg: &RunConfig,
+    limits: &Limits,
+    now: SimTime,
+    unfinished: usize,
+) -> InputError {
+    let wall = limits.max_wall_time.unwrap_or_default();
     InputError::new(
         &cfg.source,
         "",
         format!(
-            "no packet was delivered for {STALL_LIMIT} of simulated time (at {at}) while \
-             {unfinished} of {} flows were unfinished: a PFC deadlock, a lost-packet stall, or \
-             links too slow to make progress; no output written",
+            "stopped at the wall-time limit of {} at simulated time {} with {unfinished} of {} \
+             flows unfinished; no output written (--max-wall-time raises the limit)",
+            human_wall(wall),
+            human_time(now.ps()),
+            cfg.flows.len()
+        ),
+    )
+}
+
+/// A wall-clock duration for a message: `90s`, `1.5h`.
+pub fn human_wall(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    let (v, unit) = if s >= 3600.0 {
+        (s / 3600.0, "h")
+    } else if s >= 60.0 {
+        (s / 60.0, "min")
+    } else {
+        (s, "s")
+    };
+    let text = format!("{v:.2}");
+    format!("{}{unit}", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// The error when no flow made progress for `limit` ([`stall_limit`]).
+pub fn stalled(cfg: &RunConfig, limit: Delta, at: SimTime, unfinished: usize) -> InputError {
+    InputError::new(
+        &cfg.source,
+        "",
+        format!(
+            "no packet was delivered for {} of simulated time (at {}) while {unfinished} of {} \
+             flows were unfinished: a PFC deadlock, a lost-packet stall, or links too slow to \
+             make progress; no output written",
+            human_time(limit.ps()),
+            human_time(at.ps()),
             cfg.flows.len()
         ),
     )

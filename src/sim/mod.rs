@@ -85,6 +85,19 @@ pub struct RunOptions {
     pub keep_idle_looks: bool,
 }
 
+/// Where a run is, for a progress display: reported every 65,536 events
+/// or so, and once at the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunProgress {
+    /// The simulated time reached.
+    pub now: SimTime,
+    /// Flows completed, of `total`.
+    pub done: usize,
+    pub total: usize,
+    /// Events handled so far (by this process, with MPI).
+    pub events: u64,
+}
+
 /// What every partition reads and none writes: the configuration, the flows
 /// and where each node and link is.
 pub(crate) struct Shared {
@@ -181,12 +194,16 @@ pub struct Sim {
     engine: Engine,
     /// 1 when the run ended at an event past the stop time (it is counted).
     past_event: u64,
+    /// The dispatcher's events handled (samplers, deadlock searches).
+    global_handled: u64,
+    /// How long no flow may make progress ([`limits::stall_limit`]).
+    stall: Delta,
+    /// When the run started on the wall clock (`--max-wall-time`).
+    started: Instant,
     /// The MPI ranks of a run on them (this process runs one partition).
     #[cfg(feature = "mpi")]
     ranks: Option<std::rc::Rc<ranks::Ranks>>,
 }
-
-use limits::STALL_LIMIT;
 
 /// Why `--mpi` fails in a build without MPI.
 pub const NO_MPI: &str = "--mpi: this rocesim was built without MPI; build it with `cargo build --release --features mpi` (needs OpenMPI and libclang, docs/parallel.md)";
@@ -212,6 +229,8 @@ enum Ending {
     Stalled(SimTime),
     Deadlock,
     OutputOver(SimTime, u64),
+    /// The wall-clock limit passed (at this simulated time).
+    WallOver(SimTime),
     Failed(Error),
 }
 
@@ -408,6 +427,9 @@ impl Sim {
             visit_epoch: 0,
             engine,
             past_event: 0,
+            global_handled: 0,
+            stall: limits::stall_limit(base_rtt),
+            started: Instant::now(),
             #[cfg(feature = "mpi")]
             ranks: ranks.map(std::rc::Rc::new),
         })
@@ -421,6 +443,17 @@ impl Sim {
     /// The seed this run uses (the scenario's, or `--seed`).
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// A progress report at simulated time `now` with `done` flows completed.
+    fn at(&self, now: SimTime, done: usize) -> RunProgress {
+        let events = self.parts.iter().map(|p| p.q.processed()).sum::<u64>() + self.gq.processed();
+        RunProgress {
+            now,
+            done,
+            total: self.sh.flows.len(),
+            events,
+        }
     }
 
     /// Flows started and completed, over all partitions.
@@ -439,9 +472,10 @@ impl Sim {
     /// `progress` is called now and then with the simulated time.
     pub fn run(
         mut self,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Result<RunOutputs, Error> {
         let wall = Instant::now();
+        self.started = wall;
         self.configure_recorders()?;
         let wants = self
             .rec
@@ -517,7 +551,7 @@ impl Sim {
         mut self,
         ending: Ending,
         wall: Instant,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Result<RunOutputs, Error> {
         let total = self.sh.flows.len();
         let limit = SimTime(self.limits.max_sim_time.ps());
@@ -539,7 +573,7 @@ impl Sim {
                 .unwrap_or(SimTime::ZERO),
         };
         let done = ends.iter().map(|e| e.progress.done).sum::<usize>();
-        progress(end, done, total);
+        progress(self.at(end, done));
         let over = match ending {
             Ending::Deadlock => {
                 let unfinished = total - done;
@@ -548,13 +582,19 @@ impl Sim {
             Ending::Failed(e) => return Err(e),
             Ending::Stalled(t) => {
                 let unfinished = total - done;
-                return Err(limits::stalled(&self.sh.cfg, t, unfinished).into());
+                return Err(limits::stalled(&self.sh.cfg, self.stall, t, unfinished).into());
             }
             Ending::OutputOver(t, bytes) => Some(limits::output_exceeded(
                 &self.sh.cfg,
                 &self.limits,
                 t,
                 bytes,
+            )),
+            Ending::WallOver(t) => Some(limits::wall_time_exceeded(
+                &self.sh.cfg,
+                &self.limits,
+                t,
+                total - done,
             )),
             Ending::Past(t) if t > limit && t <= stop => Some(limits::sim_time_exceeded(
                 &self.sh.cfg,
@@ -617,7 +657,7 @@ impl Sim {
     fn run_windows(
         &mut self,
         stop_bound: Key,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Option<Ending> {
         let total = self.sh.flows.len();
         let mut next_check = CHECK_EVERY;
@@ -668,16 +708,24 @@ impl Sim {
                 inbox_min = self.exchange();
                 self.apply_journals();
                 self.engine.merge_seconds += ts.elapsed().as_secs_f64();
+                if let Some(e) = self.row_over_limit(SimTime(bound.0)) {
+                    return Some(e);
+                }
             }
-            if global == Some(bound) && self.global_due() {
-                return Some(Ending::Deadlock);
+            if global == Some(bound)
+                && let Some(e) = self.global_due()
+            {
+                return Some(e);
             }
             if self.engine.window_events >= next_check {
                 next_check = self.engine.window_events + CHECK_EVERY;
                 let pr = self.progress();
-                progress(SimTime(bound.0), pr.done, total);
+                progress(self.at(SimTime(bound.0), pr.done));
                 if let Some(bytes) = self.output_over_limit() {
                     return Some(Ending::OutputOver(SimTime(bound.0), bytes));
+                }
+                if self.wall_over() {
+                    return Some(Ending::WallOver(SimTime(bound.0)));
                 }
             }
         }
@@ -775,7 +823,7 @@ impl Sim {
     fn run_ordered(
         &mut self,
         stop_bound: Key,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Ending {
         let total = self.sh.flows.len();
         let mut next_check = CHECK_EVERY;
@@ -788,7 +836,17 @@ impl Sim {
             let next = self.next_part();
             let mut bound = match self.ordered_turn(next.map(|n| n.0), stop_bound) {
                 Turn::Run(b) => b,
-                Turn::Again => continue,
+                Turn::Again => {
+                    // The dispatcher's events alone (samplers) reach the checks too.
+                    if handled + self.global_handled >= next_check {
+                        next_check = handled + self.global_handled + CHECK_EVERY;
+                        let now = self.gq.now();
+                        if let Some(e) = self.checkpoint(now, self.progress(), progress) {
+                            return e;
+                        }
+                    }
+                    continue;
+                }
                 Turn::End(e) => return e,
             };
             let i = next.expect("a partition runs").1;
@@ -811,6 +869,9 @@ impl Sim {
                     for (k, n) in notes {
                         self.apply(k, n);
                     }
+                    if let Some(e) = self.row_over_limit(self.parts[i].q.now()) {
+                        return e;
+                    }
                     if let Some(g) = self.gq.head_key() {
                         bound = bound.min(g);
                     }
@@ -826,7 +887,7 @@ impl Sim {
                 let now = self.parts[i].q.now();
                 if matches!(ev, Event::QpTimer { .. })
                     && pr.done < pr.started
-                    && now.since(pr.last) > STALL_LIMIT
+                    && now.since(pr.last) > self.stall
                 {
                     return Ending::Stalled(now);
                 }
@@ -858,7 +919,7 @@ impl Sim {
         if start >= stop_bound {
             return Err(Ending::Past(SimTime(start.0)));
         }
-        if pr.done < pr.started && SimTime(start.0).since(pr.last) > STALL_LIMIT {
+        if pr.done < pr.started && SimTime(start.0).since(pr.last) > self.stall {
             return Err(Ending::Stalled(SimTime(start.0)));
         }
         let bound = (next_grid(start.0, self.grid), 0).min(stop_bound);
@@ -875,8 +936,10 @@ impl Sim {
             return match global {
                 None => Turn::End(Ending::Done),
                 Some(g) if g >= stop_bound => Turn::End(Ending::Past(SimTime(g.0))),
-                Some(_) if self.global_due() => Turn::End(Ending::Deadlock),
-                Some(_) => Turn::Again,
+                Some(_) => match self.global_due() {
+                    Some(e) => Turn::End(e),
+                    None => Turn::Again,
+                },
             };
         };
         let bound = global.map_or(stop_bound, |g| g.min(stop_bound));
@@ -885,8 +948,8 @@ impl Sim {
         }
         if global == Some(bound) && bound < stop_bound {
             return match self.global_due() {
-                true => Turn::End(Ending::Deadlock),
-                false => Turn::Again,
+                Some(e) => Turn::End(e),
+                None => Turn::Again,
             };
         }
         Turn::End(Ending::Past(SimTime(
@@ -894,10 +957,28 @@ impl Sim {
         )))
     }
 
-    /// Handles the dispatcher's next event; true when a deadlock ends the run.
-    fn global_due(&mut self) -> bool {
+    /// Handles the dispatcher's next event; returns how the run ends if it
+    /// ends here: a deadlock, or a sampler's rows past the output limit.
+    fn global_due(&mut self) -> Option<Ending> {
         let (now, ev) = self.gq.pop().expect("the dispatcher has an event due");
-        self.global_event(now, ev.unpack())
+        self.global_handled += 1;
+        if self.global_event(now, ev.unpack()) {
+            return Some(Ending::Deadlock);
+        }
+        self.row_over_limit(now)
+    }
+
+    /// The end of a run whose recorder has just refused a row past the
+    /// output limit (checked after every event that writes rows: one sample
+    /// may write a row per port). MPI ranks check it together at their
+    /// reports instead, rank 0's recorder having stopped writing.
+    #[inline]
+    fn row_over_limit(&self, now: SimTime) -> Option<Ending> {
+        #[cfg(feature = "mpi")]
+        if self.ranks.is_some() {
+            return None;
+        }
+        self.rec.over_limit().map(|b| Ending::OutputOver(now, b))
     }
 
     /// The periodic check of a sequential run at `now`: reports progress,
@@ -906,18 +987,36 @@ impl Sim {
         &mut self,
         now: SimTime,
         pr: Progress,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Option<Ending> {
-        progress(now, pr.done, self.sh.flows.len());
-        if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
+        progress(self.at(now, pr.done));
+        if pr.done < pr.started && now.since(pr.last) > self.stall {
             return Some(Ending::Stalled(now));
+        }
+        if self.wall_over() {
+            return Some(Ending::WallOver(now));
         }
         self.output_over_limit()
             .map(|bytes| Ending::OutputOver(now, bytes))
     }
 
+    /// Whether the run has passed `--max-wall-time` (not on MPI ranks, whose
+    /// clocks would disagree on the moment).
+    fn wall_over(&self) -> bool {
+        #[cfg(feature = "mpi")]
+        if self.ranks.is_some() {
+            return false;
+        }
+        self.limits
+            .max_wall_time
+            .is_some_and(|w| self.started.elapsed() > w)
+    }
+
     /// The size of the output files written so far, if it is over the limit.
     fn output_over_limit(&self) -> Option<u64> {
+        if let Some(b) = self.rec.over_limit() {
+            return Some(b);
+        }
         let bytes = self.rec.output_bytes();
         (bytes > self.limits.max_output_bytes).then_some(bytes)
     }
@@ -928,12 +1027,21 @@ impl Sim {
     fn run_single(
         &mut self,
         stop_bound: Key,
-        progress: &mut dyn FnMut(SimTime, usize, usize),
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
     ) -> Ending {
         let total = self.sh.flows.len();
         let mut next_check = CHECK_EVERY;
+        // Events handled, the dispatcher's (samplers) included: a run of
+        // samplers alone reaches the checks too.
         let mut handled = 0u64;
         loop {
+            if handled + self.global_handled >= next_check {
+                next_check = handled + self.global_handled + CHECK_EVERY;
+                let now = self.parts[0].q.now().max(self.gq.now());
+                if let Some(e) = self.checkpoint(now, self.parts[0].progress, progress) {
+                    return e;
+                }
+            }
             let pr = self.parts[0].progress;
             if pr.done == total && pr.started == total {
                 return Ending::Done;
@@ -946,6 +1054,7 @@ impl Sim {
             };
             let sh = &*self.sh;
             let part = &mut self.parts[0];
+            let check_at = next_check.saturating_sub(self.global_handled);
             while let Some((key, ev)) = part.q.pop_keyed(bound) {
                 part.warm(sh);
                 let ev = ev.unpack();
@@ -955,11 +1064,11 @@ impl Sim {
                 handled += 1;
                 if let Event::QpTimer { .. } = ev {
                     let pr = part.progress;
-                    if pr.done < pr.started && now.since(pr.last) > STALL_LIMIT {
+                    if pr.done < pr.started && now.since(pr.last) > self.stall {
                         return Ending::Stalled(now);
                     }
                 }
-                if !part.journal.is_empty() || handled >= next_check {
+                if !part.journal.is_empty() || handled >= check_at {
                     break;
                 }
             }
@@ -968,11 +1077,7 @@ impl Sim {
                 for (k, n) in notes {
                     self.apply(k, n);
                 }
-            }
-            if handled >= next_check {
-                next_check = handled + CHECK_EVERY;
-                let (now, pr) = (self.parts[0].q.now(), self.parts[0].progress);
-                if let Some(e) = self.checkpoint(now, pr, progress) {
+                if let Some(e) = self.row_over_limit(self.parts[0].q.now()) {
                     return e;
                 }
             }

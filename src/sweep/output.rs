@@ -59,6 +59,38 @@ struct Plan {
     points: usize,
 }
 
+/// `--out` of a sweep must be new, empty, or a sweep's own directory (it holds
+/// [`PLAN_FILE`]; the sweep resumes there): never a run directory or anything
+/// else, whose files the sweep's would mix with.
+pub(super) fn check_sweep_dir(out: &Path) -> Result<(), InputError> {
+    InputError::check_out_dir(out)?;
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() || names.iter().any(|n| n == PLAN_FILE) {
+        return Ok(());
+    }
+    names.sort();
+    let what = match names.iter().any(|n| n == "summary.json") {
+        true => "is a run directory (it holds summary.json)".to_string(),
+        false => format!(
+            "holds files a sweep did not write ({}{})",
+            names[0],
+            if names.len() > 1 { ", ..." } else { "" }
+        ),
+    };
+    let msg = format!(
+        "{} {what}; give a new directory (a sweep resumes only in its own directory, which \
+         holds {PLAN_FILE})",
+        out.display()
+    );
+    Err(InputError::new("--out", "", msg))
+}
+
 /// Records which sweep file `out` belongs to.
 pub(super) fn write_plan(spec: &SweepSpec, out: &Path) -> Result<(), Error> {
     let plan = Plan {

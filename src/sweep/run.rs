@@ -36,7 +36,7 @@ enum Outcome {
 /// The same sweep gives the same sweep.csv and point outputs whatever `jobs` is.
 pub fn run_sweep(spec: &SweepSpec, opts: &SweepOptions) -> Result<SweepResult, Error> {
     let out = &opts.out;
-    InputError::check_out_dir(out)?;
+    super::output::check_sweep_dir(out)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     write_plan(spec, out)?;
     let pool = crate::reproduce::thread_pool(opts.jobs)?;
@@ -132,7 +132,7 @@ fn point(spec: &SweepSpec, p: &Point, out: &Path) -> Outcome {
             stream_fct: true,
             ..RunOptions::default()
         };
-        crate::run(cfg, &opts, Some(&dir), &mut |_, _, _| {})?;
+        crate::run(cfg, &opts, Some(&dir), &mut |_| {})?;
         Ok(())
     }));
     let err = match res {

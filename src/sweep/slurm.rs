@@ -18,6 +18,60 @@ pub struct SlurmOptions {
     pub cpus_per_task: Option<u32>,
 }
 
+/// Array indices Slurm accepts by default (`MaxArraySize` = 1001: 0-1000).
+pub const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;
+
+impl SlurmOptions {
+    /// Refuses options sbatch would misread: they are written into the script
+    /// as `#SBATCH` lines, where a newline would start a shell command.
+    pub fn check(&self) -> Result<(), InputError> {
+        if let Some(p) = &self.partition {
+            let ok = !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.,".contains(c));
+            if !ok {
+                let msg = format!(
+                    "{p:?} is not a partition name (valid: letters, digits, '_', '-', '.', and ',' \
+                     between names, e.g. batch)"
+                );
+                return Err(InputError::new("--partition", "", msg));
+            }
+        }
+        if let Some(t) = &self.time
+            && !is_slurm_time(t)
+        {
+            let msg = format!(
+                "{t:?} is not a Slurm time limit (valid: minutes, minutes:seconds, \
+                 hours:minutes:seconds, days-hours, days-hours:minutes, \
+                 days-hours:minutes:seconds or UNLIMITED, e.g. 30, 1:00:00, 2-0)"
+            );
+            return Err(InputError::new("--time", "", msg));
+        }
+        if self.cpus_per_task == Some(0) {
+            return Err(InputError::new(
+                "--cpus-per-task",
+                "",
+                "0 is not valid (valid: at least 1)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether `t` is a time limit as sbatch reads `--time`.
+fn is_slurm_time(t: &str) -> bool {
+    if t == "UNLIMITED" || t == "INFINITE" {
+        return true;
+    }
+    let num = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
+    let (days, rest) = match t.split_once('-') {
+        Some((d, r)) => (Some(d), r),
+        None => (None, t),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    days.is_none_or(num) && parts.iter().all(|p| num(p)) && parts.len() <= 3
+}
+
 /// Quotes a word for bash.
 fn sh(s: &str) -> String {
     if !s.is_empty()
@@ -70,7 +124,8 @@ pub fn script(spec: &SweepSpec, bin: &Path, out: &Path, o: &SlurmOptions) -> Str
 
 /// Writes `out/sweep.sbatch` (and the plan `sweep collect` reads); returns its path.
 pub fn write_script(spec: &SweepSpec, out: &Path, o: &SlurmOptions) -> Result<PathBuf, Error> {
-    InputError::check_out_dir(out)?;
+    o.check()?;
+    super::output::check_sweep_dir(out)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let out = std::path::absolute(out).map_err(|e| Error::io(out, e))?;
     let bin = std::env::current_exe().map_err(|e| Error::io("rocesim binary", e))?;

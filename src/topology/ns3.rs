@@ -177,6 +177,15 @@ fn parse_topology_unchecked(path: &Path, text: &str) -> Result<TopologySpec, Inp
                 ),
             ));
         }
+        if kinds[id as usize] == NodeKind::Switch {
+            return Err(t.err(
+                line,
+                format!(
+                    "switch id {id} is listed twice; the header declares {n_switches} switches, \
+                     so list {n_switches} distinct ids"
+                ),
+            ));
+        }
         kinds[id as usize] = NodeKind::Switch;
     }
     // Never reserve more than the text can hold (5 tokens a link).
@@ -334,6 +343,20 @@ mod tests {
         assert!(
             e.to_string().contains("link count 4000000000 exceeds"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_switch_id_listed_twice_is_refused() {
+        // Issue 42 item 8.
+        let e = parse_topology(
+            Path::new("t.txt"),
+            "5 2 4\n3 3\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n3 4 100Gbps 1us 0\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.txt: line 2: switch id 3 is listed twice; the header declares 2 switches, so list 2 distinct ids"
         );
     }
 

@@ -50,7 +50,9 @@ pub fn parse_flows(path: &Path, text: &str) -> Result<Vec<FlowSpec>, InputError>
         let (_, dst) = t.uint("a flow's destination", u32::MAX as u64)?;
         let (_, pg) = t.uint("a flow's priority group", 7)?;
         let (_, dport) = t.uint("a flow's destination port", u16::MAX as u64)?;
-        let (_, size) = t.uint("a flow's size", u64::MAX)?;
+        let (_, size) = t.bounded("a flow's size", limits::MAX_BYTES, |t| {
+            format!("a flow's size {t} is out of range (valid: 0 to 10^18 bytes)")
+        })?;
         let (text, start) = t.float("a flow's start time")?;
         if start < 0.0 {
             return Err(t.err(line, format!("start time {text} s is negative")));
@@ -199,6 +201,24 @@ mod tests {
         let flows = read_flows(&data("generated/scenarios/incast16_flow_1MB.txt")).unwrap();
         let again = parse_flows(Path::new("x"), &format_flows(&flows)).unwrap();
         assert_eq!(flows, again);
+    }
+
+    #[test]
+    fn a_flow_size_above_10_to_the_18_bytes_is_refused_not_saturated() {
+        // Issue 42 item 6: 1e20 became u64::MAX, 2e18 passed the limit.
+        for size in ["100000000000000000000", "2000000000000000000"] {
+            let text = format!("1\n1 0 3 100 {size} 0\n");
+            let e = parse_flows(Path::new("f.txt"), &text).unwrap_err();
+            let s = e.to_string();
+            assert!(s.starts_with("f.txt: line 2"), "{s}");
+            assert!(s.contains(size) && s.contains("0 to 10^18 bytes"), "{s}");
+        }
+        let f = parse_flows(Path::new("f.txt"), "1\n1 0 3 100 1000000000000000000 0\n");
+        assert_eq!(
+            f.unwrap()[0].size,
+            limits::MAX_BYTES,
+            "the limit itself is valid"
+        );
     }
 
     #[test]

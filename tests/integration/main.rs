@@ -8,6 +8,7 @@ mod dcqcn_np;
 mod determinism;
 mod flow_control;
 mod generated_topologies;
+mod hardening;
 mod hpcc_design_choices;
 mod hpcc_incast;
 mod huge_pages;

@@ -473,6 +473,14 @@ fn fuzz_target(target: &str, text: &str) -> Result<(), rocesim::error::InputErro
         "cdf" => {
             rocesim::workload::cdf::FlowSizeCdf::parse("cdf.txt", text)?;
         }
+        "sweep" => {
+            let path = scenarios.join("sweeps/fuzz.toml");
+            match rocesim::sweep::load_sweep_str(text, &path) {
+                Ok(_) => {}
+                Err(rocesim::error::Error::Input(e)) => return Err(e),
+                Err(e) => panic!("{target}: not an input error: {e}"),
+            }
+        }
         _ => panic!("tests/fuzz-corpus/{target} has no target"),
     }
     Ok(())

@@ -26,7 +26,7 @@ fn the_example_scenarios_resolve_and_the_small_ones_complete_every_flow() {
         if run {
             let total = cfg.flows.len();
             let bytes: u64 = cfg.flows.iter().map(|f| f.size).sum();
-            let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_, _, _| {}).unwrap();
+            let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_| {}).unwrap();
             assert_eq!(out.summary.flows_completed, total, "{name}");
             assert_eq!(out.summary.drops, 0, "{name}");
             assert_eq!(out.fct.iter().map(|r| r.size).sum::<u64>(), bytes, "{name}");
@@ -41,7 +41,7 @@ fn staggered_flows_are_sized_to_leave_one_interval_apart() {
     let cfg = scenario::to_config(&src, &[]).unwrap();
     let starts: Vec<u64> = cfg.flows.iter().map(|f| f.start.as_ns()).collect();
     assert_eq!(starts, [0, 1_000_000, 2_000_000, 3_000_000]);
-    let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_, _, _| {}).unwrap();
+    let out = rocesim::run(cfg, &RunOptions::default(), None, &mut |_| {}).unwrap();
     let mut ends: Vec<(u32, f64)> = out
         .fct
         .iter()
