@@ -39,6 +39,8 @@ fn to_py(e: Error) -> PyErr {
         }
         Error::Io { .. } => PyOSError::new_err(msg),
         Error::Sim(_) => SimulationError::new_err(msg),
+        // Only `reproduce --check` reports this; the module does not run it.
+        Error::Check(_) => PyRuntimeError::new_err(msg),
     }
 }
 
