@@ -82,3 +82,23 @@ src = 1
 dst = 0
 size = "10KB"
 "#;
+
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit code 2 and one `error: ` line holding every needle.
+pub fn assert_input_error(o: &std::process::Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "exit code 2: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.starts_with("warning: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    assert!(lines[0].starts_with("error: "), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "{err:?} should mention {n:?}");
+    }
+}

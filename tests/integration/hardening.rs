@@ -2,7 +2,7 @@
 //! output, no silently accepted nonsense. Each test feeds the exact input of
 //! the item it names, through the binary as a user would.
 
-use crate::common::{STAR3, scratch};
+use crate::common::{STAR3, assert_input_error, scratch, stderr};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -18,26 +18,6 @@ fn rocesim_in(cwd: &Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Exit code 2 and one `error: ` line holding every needle.
-fn assert_input_error(o: &Output, needles: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "exit code 2: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| !l.starts_with("warning: "))
-        .collect();
-    assert_eq!(lines.len(), 1, "one line: {err}");
-    assert!(lines[0].starts_with("error: "), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{err:?} should mention {n:?}");
-    }
 }
 
 fn s(p: &Path) -> &str {

@@ -3,7 +3,7 @@
 //! flags get one-line errors naming the flag and path, exit code 2, nothing left
 //! behind. Each test feeds the exact input of the issue.
 
-use crate::common::scratch;
+use crate::common::{assert_input_error, scratch, stderr};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -14,26 +14,6 @@ fn rocesim(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Exit code 2 and one `error: ` line holding every needle.
-fn assert_input_error(o: &Output, needles: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "exit code 2: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| !l.starts_with("warning: "))
-        .collect();
-    assert_eq!(lines.len(), 1, "one line: {err}");
-    assert!(lines[0].starts_with("error: "), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{err:?} should mention {n:?}");
-    }
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
