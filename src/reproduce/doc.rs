@@ -246,8 +246,7 @@ Every key figure and table of the four papers, re-run with `rocesim reproduce <i
 put beside the paper's numbers. Nothing here is tuned to match.\n\n\
 **How rows are judged.** Each row states its rule (the thresholds the code applies) in its \
 \"how judged\" column. Every experiment runs under several seeds (every run's seed moved by \
-+0, +1000, +2000; the table's seeds column; rcc-fig9 at full scale takes about 25 minutes per \
-seed on 2 cores and runs one, its scaled-down version three in CI): a row matches only if it matches under every seed; if the seeds disagree \
++0, +1000, +2000; the table's seeds column): a row matches only if it matches under every seed; if the seeds disagree \
 it is \"partly\" and the row lists each seed's verdict. The rocesim column shows the seed whose \
 judged value is the median, with the range over the seeds in brackets. A row that does not \
 match quotes the sentence of the paper that explains the difference (a setting it does not \
