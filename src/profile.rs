@@ -196,7 +196,7 @@ pub enum NicScheduler {
     Ns3,
 }
 
-/// Which shared-buffer MMU rules switches follow (src/sim/mmu_config.rs).
+/// Which shared-buffer MMU rules switches follow (src/switch/mmu/derive.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MmuModel {

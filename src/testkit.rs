@@ -259,7 +259,15 @@ pub(crate) fn nic(cfg: &RunConfig, host: u32, gid: EgressId, n_send: usize, n_re
 /// Switch number `si` of `cfg`, built as `Sim::new` builds it; port `p` sends
 /// into egress `p`.
 pub(crate) fn switch(cfg: &RunConfig, si: usize) -> Switch {
-    crate::sim::build_switch(cfg, si, cfg.seed, &mut |_, port| EgressId::from_idx(port))
+    let node = cfg.topo.switches[si];
+    let (idx, infos) = (
+        crate::ids::SwitchIdx::from_idx(si),
+        &cfg.topo.ports[node.idx()],
+    );
+    let plan = crate::sim::switch_plan(cfg);
+    Switch::new(&plan, idx, node, infos, cfg.seed, &mut |_, port| {
+        EgressId::from_idx(port)
+    })
 }
 
 /// The port of a [`switch`] rig's switch that sends into egress `gid`.

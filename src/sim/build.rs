@@ -5,7 +5,7 @@
 use super::part::{Part, Slot};
 use super::path_model::PathModel;
 use super::{RunOptions, Shared, Sim};
-use super::{limits, mmu_config, partition};
+use super::{limits, partition};
 use crate::config::RunConfig;
 use crate::engine::EventQueue;
 use crate::error::Error;
@@ -17,11 +17,10 @@ use crate::output::journal::{Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{Engine, Recorder};
 use crate::port::Egress;
-use crate::switch::flowctl::{PortFacts, SwitchFc};
-use crate::switch::mmu::Mmu;
-use crate::switch::{Switch, SwitchConfig, SwitchPort, ecmp};
+use crate::switch::mmu::MmuPlan;
+use crate::switch::{Switch, SwitchConfig, SwitchPlan, ecmp};
 use crate::topology::NodeId;
-use crate::units::SimTime;
+use crate::units::Rate;
 use crate::workload::FlowSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -42,107 +41,23 @@ impl Sim {
             false => None,
         };
         let n_parts = rank_count.unwrap_or_else(|| opts.threads.unwrap_or(cfg.threads).max(1));
-        let topo = &cfg.topo;
-        let model = &cfg.model;
         let grid = lookahead(&cfg, n_parts)?;
-        let node_part = partition::assign(topo, n_parts);
-        let mut egress_owner = Vec::new();
-        let mut egress_base = vec![0u32; topo.spec.kinds.len()];
-        let mut gid_of = |node: NodeId, port: usize| {
-            if port == 0 {
-                egress_base[node.idx()] = egress_owner.len() as u32;
-            }
-            egress_owner.push((node, port as u16));
-            EgressId::from_idx(egress_owner.len() - 1)
-        };
-        let switches: Vec<Switch> = (0..topo.switches.len())
-            .map(|i| build_switch(&cfg, i, seed, &mut gid_of))
-            .collect();
-        // Each flow's queue pairs: a sending slot at its source NIC, a
-        // receiving slot at its destination NIC.
-        let mut starts = vec![Vec::new(); topo.hosts.len()];
-        let mut n_recv = vec![0u32; topo.hosts.len()];
-        let slots_of: Vec<(QpSlot, QpSlot)> = cfg
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(fid, f)| {
-                let s = &mut starts[topo.host_idx(f.src).idx()];
-                s.push(FlowId::from_idx(fid));
-                let r = &mut n_recv[topo.host_idx(f.dst).idx()];
-                *r += 1;
-                (QpSlot::from_idx(s.len() - 1), QpSlot(*r - 1))
-            })
-            .collect();
-        // Each NIC is built into its partition's list (in node id order): a
-        // NIC is over a kilobyte, and a list of all of them moved over later
-        // would be a second copy of every one at the peak (40 MB on a 32,768-
-        // host fat-tree).
-        let mut hosts_in = vec![0usize; n_parts];
-        for &node in &topo.hosts {
-            hosts_in[node_part[node.idx()] as usize] += 1;
-        }
-        let mut nics_of: Vec<Vec<Nic>> = hosts_in.iter().map(|&n| Vec::with_capacity(n)).collect();
-        for (hi, &node) in topo.hosts.iter().enumerate() {
-            let rng = |salt: u64| {
-                ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
-            };
-            nics_of[node_part[node.idx()] as usize].push(Nic::new(
-                node,
-                HostIdx::from_idx(hi),
-                Egress::new(gid_of(node, 0), topo.host_port(node), model.serialization),
-                (rng(0x41c), rng(0x7cc)),
-                std::mem::take(&mut starts[hi]),
-                n_recv[hi] as usize,
-            ));
-        }
-
+        let node_part = partition::assign(&cfg.topo, n_parts);
+        let nodes = Nodes::build(&cfg, seed, n_parts, &node_part);
         let path_model = PathModel::new(&cfg);
         let (base_rtt, max_bdp) = (path_model.base_rtt(), path_model.max_bdp());
-        let mtu_wire = cfg.mtu_wire();
-
-        // Source ports: a per-(src, dst) counter from 10000, like the ns-3 simulator.
-        let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
-        let irn_cap = |spec: &FlowSpec| {
-            let LossRecovery::Irn(c) = &cfg.nic.loss_recovery else {
-                return None;
-            };
-            // Configured, or the control interval T x the sender's line rate / a
-            // full data packet.
-            Some(c.bdp_cap.unwrap_or_else(|| {
-                let bdp = topo.host_port(spec.src).rate.bytes_in(base_rtt);
-                bdp.div_ceil(mtu_wire as u64).max(1) as u32
-            }))
-        };
-        let flows: Vec<FlowInfo> = cfg
-            .flows
-            .iter()
-            .zip(&slots_of)
-            .map(|(spec, &(send_slot, recv_slot))| {
-                let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
-                let sport = *c;
-                *c = c.wrapping_add(1);
-                let path = path_model.flow(&cfg, seed, spec, sport);
-                FlowInfo {
-                    sport,
-                    ideal: path.ideal,
-                    pair_rtt: path.pair_rtt,
-                    pair_bdp: path.pair_bdp,
-                    one_way: path.one_way,
-                    irn_cap: irn_cap(spec),
-                    send_slot,
-                    recv_slot,
-                }
-            })
-            .collect();
+        let flows = flow_infos(&cfg, seed, &path_model, &nodes.slots);
         let watched_ports = match &cfg.output.queue_ports {
-            None => topo
-                .switches
-                .iter()
-                .flat_map(|&s| (0..topo.ports[s.idx()].len() as u16).map(move |p| (s, p)))
-                .collect(),
+            None => cfg.topo.switch_ports(),
             Some(list) => list.clone(),
         };
+        let Nodes {
+            switches,
+            nics_of,
+            egress_owner,
+            egress_base,
+            ..
+        } = nodes;
         assert!(
             egress_owner.len() <= MAX_EVENT_INDEX as usize,
             "too many ports"
@@ -153,7 +68,7 @@ impl Sim {
         let link_dst: Vec<(NodeId, u16)> = egress_owner
             .iter()
             .map(|&(node, port)| {
-                let p = &topo.ports[node.idx()][port as usize];
+                let p = &cfg.topo.ports[node.idx()][port as usize];
                 (p.peer, p.peer_port)
             })
             .collect();
@@ -170,22 +85,7 @@ impl Sim {
         nic_cfg.xoff_forever = sw_cfg.xoff_forever;
         nic_cfg.hold_back_looks = !opts.keep_idle_looks;
         nic_cfg.last = opts.limits.last_handled(cfg.stop);
-        // The nodes go to their partitions, in node id order.
-        let mut parts: Vec<Part> = (0..n_parts)
-            .map(|i| Part::new(i as u16, n_parts, n_egress, Journal::default()))
-            .collect();
-        let mut place = vec![Slot::Host(0); topo.spec.kinds.len()];
-        for (p, nics) in parts.iter_mut().zip(nics_of) {
-            for (l, nic) in nics.iter().enumerate() {
-                place[nic.node.idx()] = Slot::Host(l as u32);
-            }
-            p.nics = nics;
-        }
-        for sw in switches {
-            let p = &mut parts[node_part[sw.node.idx()] as usize];
-            place[sw.node.idx()] = Slot::Switch(p.switches.len() as u32);
-            p.switches.push(sw);
-        }
+        let (parts, place) = place_nodes(&cfg, n_parts, n_egress, &node_part, nics_of, switches);
         let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
         let engine = Engine {
             threads: n_parts,
@@ -230,6 +130,158 @@ impl Sim {
     }
 }
 
+/// A run's nodes before they go to their partitions, and the egress ids of
+/// their ports.
+struct Nodes {
+    switches: Vec<Switch>,
+    /// Per partition, its NICs in node id order.
+    nics_of: Vec<Vec<Nic>>,
+    /// Owner (node, port) of each egress id.
+    egress_owner: Vec<(NodeId, u16)>,
+    /// Per node id: the egress id of its port 0.
+    egress_base: Vec<u32>,
+    /// Per flow: its sending slot at its source NIC, its receiving slot at
+    /// its destination NIC.
+    slots: Vec<(QpSlot, QpSlot)>,
+}
+
+impl Nodes {
+    /// The switches and NICs of `cfg` under run seed `seed`, each NIC built
+    /// into its partition's list (`node_part`): a NIC is over a kilobyte, and
+    /// a list of all of them moved over later would be a second copy of every
+    /// one at the peak (40 MB on a 32,768-host fat-tree).
+    fn build(cfg: &RunConfig, seed: u64, n_parts: usize, node_part: &[u16]) -> Nodes {
+        let topo = &cfg.topo;
+        let mut egress_owner = Vec::new();
+        let mut egress_base = vec![0u32; topo.spec.kinds.len()];
+        let mut gid_of = |node: NodeId, port: usize| {
+            if port == 0 {
+                egress_base[node.idx()] = egress_owner.len() as u32;
+            }
+            egress_owner.push((node, port as u16));
+            EgressId::from_idx(egress_owner.len() - 1)
+        };
+        let plan = switch_plan(cfg);
+        let switches: Vec<Switch> = (topo.switches.iter().enumerate())
+            .map(|(si, &node)| {
+                let (idx, infos) = (SwitchIdx::from_idx(si), &topo.ports[node.idx()]);
+                Switch::new(&plan, idx, node, infos, seed, &mut gid_of)
+            })
+            .collect();
+        let mut starts = vec![Vec::new(); topo.hosts.len()];
+        let mut n_recv = vec![0u32; topo.hosts.len()];
+        let slots = (cfg.flows.iter().enumerate())
+            .map(|(fid, f)| {
+                let s = &mut starts[topo.host_idx(f.src).idx()];
+                s.push(FlowId::from_idx(fid));
+                let r = &mut n_recv[topo.host_idx(f.dst).idx()];
+                *r += 1;
+                (QpSlot::from_idx(s.len() - 1), QpSlot(*r - 1))
+            })
+            .collect();
+        let mut hosts_in = vec![0usize; n_parts];
+        for &node in &topo.hosts {
+            hosts_in[node_part[node.idx()] as usize] += 1;
+        }
+        let mut nics_of: Vec<Vec<Nic>> = hosts_in.iter().map(|&n| Vec::with_capacity(n)).collect();
+        for (hi, &node) in topo.hosts.iter().enumerate() {
+            let rng = |salt: u64| {
+                ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
+            };
+            nics_of[node_part[node.idx()] as usize].push(Nic::new(
+                node,
+                HostIdx::from_idx(hi),
+                Egress::new(
+                    gid_of(node, 0),
+                    topo.host_port(node),
+                    cfg.model.serialization,
+                ),
+                (rng(0x41c), rng(0x7cc)),
+                std::mem::take(&mut starts[hi]),
+                n_recv[hi] as usize,
+            ));
+        }
+        Nodes {
+            switches,
+            nics_of,
+            egress_owner,
+            egress_base,
+            slots,
+        }
+    }
+}
+
+/// Every flow's constants: its source port (a per-(src, dst) counter from
+/// 10000, like the ns-3 simulator), its path's ideal FCT, RTT and BDP, and
+/// IRN's window cap.
+fn flow_infos(
+    cfg: &RunConfig,
+    seed: u64,
+    path_model: &PathModel,
+    slots: &[(QpSlot, QpSlot)],
+) -> Vec<FlowInfo> {
+    let base_rtt = path_model.base_rtt();
+    let mtu_wire = cfg.mtu_wire();
+    let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
+    let irn_cap = |spec: &FlowSpec| {
+        let LossRecovery::Irn(c) = &cfg.nic.loss_recovery else {
+            return None;
+        };
+        // Configured, or the control interval T x the sender's line rate / a
+        // full data packet.
+        Some(c.bdp_cap.unwrap_or_else(|| {
+            let bdp = cfg.topo.host_port(spec.src).rate.bytes_in(base_rtt);
+            bdp.div_ceil(mtu_wire as u64).max(1) as u32
+        }))
+    };
+    (cfg.flows.iter().zip(slots))
+        .map(|(spec, &(send_slot, recv_slot))| {
+            let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
+            let sport = *c;
+            *c = c.wrapping_add(1);
+            let path = path_model.flow(cfg, seed, spec, sport);
+            FlowInfo {
+                sport,
+                ideal: path.ideal,
+                pair_rtt: path.pair_rtt,
+                pair_bdp: path.pair_bdp,
+                one_way: path.one_way,
+                irn_cap: irn_cap(spec),
+                send_slot,
+                recv_slot,
+            }
+        })
+        .collect()
+}
+
+/// The partitions with their nodes, in node id order, and each node's place
+/// in its partition.
+fn place_nodes(
+    cfg: &RunConfig,
+    n_parts: usize,
+    n_egress: usize,
+    node_part: &[u16],
+    nics_of: Vec<Vec<Nic>>,
+    switches: Vec<Switch>,
+) -> (Vec<Part>, Vec<Slot>) {
+    let mut parts: Vec<Part> = (0..n_parts)
+        .map(|i| Part::new(i as u16, n_parts, n_egress, Journal::default()))
+        .collect();
+    let mut place = vec![Slot::Host(0); cfg.topo.spec.kinds.len()];
+    for (p, nics) in parts.iter_mut().zip(nics_of) {
+        for (l, nic) in nics.iter().enumerate() {
+            place[nic.node.idx()] = Slot::Host(l as u32);
+        }
+        p.nics = nics;
+    }
+    for sw in switches {
+        let p = &mut parts[node_part[sw.node.idx()] as usize];
+        place[sw.node.idx()] = Slot::Switch(p.switches.len() as u32);
+        p.switches.push(sw);
+    }
+    (parts, place)
+}
+
 /// The window grid of a run on `n_parts` partitions: the smallest link delay
 /// (the lookahead: a packet needs at least that long to reach another node).
 /// A parallel run needs it above zero; a sequential run uses 1 ps then (the
@@ -270,42 +322,23 @@ pub(crate) fn switch_config(cfg: &RunConfig) -> SwitchConfig {
     }
 }
 
-/// Switch number `si` of `cfg` under run seed `seed`; `gid_of(node, port)` gives
-/// each port's egress id.
-pub(crate) fn build_switch(
-    cfg: &RunConfig,
-    si: usize,
-    seed: u64,
-    gid_of: &mut impl FnMut(NodeId, usize) -> EgressId,
-) -> Switch {
-    let node = cfg.topo.switches[si];
-    let infos = &cfg.topo.ports[node.idx()];
-    let ports = infos
-        .iter()
-        .enumerate()
-        .map(|(pi, p)| {
-            SwitchPort::new(
-                Egress::new(gid_of(node, pi), p, cfg.model.serialization),
-                cfg.ecn.red_for(p.rate),
-            )
-        })
-        .collect();
-    let facts: Vec<PortFacts> = infos
-        .iter()
-        .map(|p| PortFacts {
-            rate: p.rate,
-            red: cfg.ecn.red_for(p.rate),
-        })
-        .collect();
-    Switch {
-        node,
-        idx: SwitchIdx::from_idx(si),
-        ports,
-        mmu: Mmu::new(mmu_config::mmu_config(cfg, si, infos)),
-        fc: SwitchFc::new(&cfg.flowctl, &facts),
-        timer_at: SimTime::MAX,
-        pauses_sent: 0,
-        ecmp_seed: ecmp::ecmp_seed(seed, node),
-        rng: ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ 0xec0 ^ (node.0 as u64) << 20)),
+/// What every switch of a run of `cfg` is built from.
+pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
+    let nic_rate = cfg
+        .topo
+        .hosts
+        .first()
+        .map(|&h| cfg.topo.host_port(h).rate)
+        .unwrap_or(Rate(1));
+    SwitchPlan {
+        serialization: cfg.model.serialization,
+        ecn: &cfg.ecn,
+        flowctl: &cfg.flowctl,
+        mmu: MmuPlan {
+            pfc: &cfg.pfc,
+            model: cfg.model.mmu,
+            mtu_wire: cfg.mtu_wire() as u64,
+            nic_rate,
+        },
     }
 }

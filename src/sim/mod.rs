@@ -17,7 +17,6 @@ mod distributed;
 mod ends;
 mod finish;
 pub mod limits;
-pub mod mmu_config;
 mod notes;
 pub mod ns3_paths;
 mod part;
@@ -51,7 +50,7 @@ use std::time::Instant;
 
 pub use crate::stats::Stats;
 #[cfg(test)]
-pub(crate) use build::{build_switch, switch_config};
+pub(crate) use build::{switch_config, switch_plan};
 
 /// Options of one run that are not part of the scenario.
 #[derive(Clone, Debug, Default)]

@@ -60,12 +60,7 @@ impl Sim {
             Sampler::Ns3Qlen => {
                 // third.cc monitor_buffer: every switch egress port, every 100 ns.
                 let end = self.sh.cfg.output.qlen_mon.map_or(now, |(_, e)| e);
-                let topo = &self.sh.cfg.topo;
-                let all: Vec<(NodeId, u16)> = topo
-                    .switches
-                    .iter()
-                    .flat_map(|&s| (0..topo.ports[s.idx()].len() as u16).map(move |p| (s, p)))
-                    .collect();
+                let all = self.sh.cfg.topo.switch_ports();
                 let bytes = self.port_values(&all, |sp| [sp.bytes]);
                 let ports = all.iter().zip(bytes).map(|(&(n, p), [b])| (n, p, b));
                 self.rec.ns3_qlen_sample(now, ports, now >= end);

@@ -1,9 +1,20 @@
-//! RED/ECN marking at the egress queue (DCQCN §3.1 CP, Fig. 5, Eq. 5).
+//! ECN marking at the egress queue: the switch's extension point for marking
+//! schemes. A port holds a [`Marker`]; the switch asks it [`Marker::should_mark`]
+//! for every data packet at the marking point (`model.ecn_point`: enqueue or
+//! dequeue) with the bytes queued in the packet's class, and P-PFC asks it
+//! [`Marker::marks_all_above`] (TPDS'20 §4.2 sets its threshold from K_max).
 //!
-//! `p = 0` for `q <= K_min`, `p = P_max (q - K_min) / (K_max - K_min)` up to
-//! `K_max`, and `p = 1` above. `K_min = K_max = K` with `P_max = 1` is DCTCP's step
-//! marking. Thresholds are set per link rate, like the ns-3 simulator's
-//! KMIN_MAP/KMAX_MAP/PMAX_MAP.
+//! The one scheme today is RED (DCQCN §3.1 CP, Fig. 5, Eq. 5): `p = 0` for
+//! `q <= K_min`, `p = P_max (q - K_min) / (K_max - K_min)` up to `K_max`, and
+//! `p = 1` above. `K_min = K_max = K` with `P_max = 1` is DCTCP's step marking.
+//! Thresholds are set per link rate, like the ns-3 simulator's
+//! KMIN_MAP/KMAX_MAP/PMAX_MAP ([`EcnPlan`]).
+//!
+//! A new scheme is a [`Marker`] variant with its arms here and its keys in the
+//! scenario's `[switch.ecn]` section (docs/architecture.md, "A new marking
+//! scheme"). A port keeps its marker in its first cache line: a variant larger
+//! than [`Red`] (24 bytes) moves the port's layout, which
+//! `a_port_is_laid_out_in_three_hot_lines` (switch/mod.rs) pins.
 
 use crate::units::Rate;
 use rand::Rng;
@@ -17,8 +28,7 @@ pub struct Red {
 
 impl Red {
     /// Parameters that never mark: no queue exceeds `kmin`, and no random
-    /// number is drawn. A port without ECN stores these
-    /// ([`super::SwitchPort::red`] reads them as `None`).
+    /// number is drawn ([`Marker::NEVER`]).
     pub const NEVER: Red = Red {
         kmin: u64::MAX,
         kmax: u64::MAX,
@@ -50,6 +60,42 @@ impl Red {
     }
 }
 
+/// How one egress port marks ECN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Marker {
+    /// RED (DCQCN §3.1, Eq. 5); [`Red::NEVER`] marks nothing.
+    Red(Red),
+}
+
+impl Marker {
+    /// A port that never marks (ECN off).
+    pub const NEVER: Marker = Marker::Red(Red::NEVER);
+
+    /// Whether this port marks at all.
+    #[inline(always)]
+    pub fn is_on(&self) -> bool {
+        *self != Marker::NEVER
+    }
+
+    /// Draws the marking decision for a data packet finding `q` bytes queued
+    /// in its class at the marking point.
+    #[inline(always)]
+    pub fn should_mark(&self, q: u64, rng: &mut impl Rng) -> bool {
+        match self {
+            Marker::Red(r) => r.should_mark(q, rng),
+        }
+    }
+
+    /// The queue length above which every packet is marked (RED's `K_max`),
+    /// if the port marks: P-PFC's default threshold (TPDS'20 §4.2).
+    pub fn marks_all_above(&self) -> Option<u64> {
+        match self {
+            _ if !self.is_on() => None,
+            Marker::Red(r) => Some(r.kmax),
+        }
+    }
+}
+
 /// ECN marking plan: RED parameters as a function of port rate.
 #[derive(Clone, Debug)]
 pub struct EcnPlan {
@@ -75,6 +121,11 @@ impl EcnPlan {
             r.kmax = (r.kmax as f64 * k).round() as u64;
         }
         Some(r)
+    }
+
+    /// The marker of a port of `rate` ([`Marker::NEVER`] when marking is off).
+    pub fn marker_for(&self, rate: Rate) -> Marker {
+        self.red_for(rate).map_or(Marker::NEVER, Marker::Red)
     }
 }
 
@@ -106,6 +157,21 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         assert!(!r.should_mark(30_000, &mut rng));
         assert!(r.should_mark(30_001, &mut rng));
+    }
+
+    #[test]
+    fn a_port_without_ecn_never_marks_and_has_no_full_marking_threshold() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        assert!(!Marker::NEVER.is_on());
+        assert!(!Marker::NEVER.should_mark(u64::MAX, &mut rng));
+        assert_eq!(Marker::NEVER.marks_all_above(), None);
+        let red = Marker::Red(Red {
+            kmin: 10,
+            kmax: 20,
+            pmax: 0.5,
+        });
+        assert_eq!(red.marks_all_above(), Some(20));
+        assert!(red.should_mark(21, &mut rng));
     }
 
     #[test]

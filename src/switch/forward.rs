@@ -65,8 +65,9 @@ impl Switch {
             }
             if is_data
                 && env.cfg.model.ecn_point == EcnPoint::Enqueue
-                && let Some(red) = self.ports[out as usize].red()
-                && red.should_mark(queued_before, &mut self.rng)
+                && self.ports[out as usize]
+                    .marker
+                    .should_mark(queued_before, &mut self.rng)
             {
                 pkt.flags |= flag::ECN_CE;
             }
@@ -166,8 +167,9 @@ impl Switch {
         let model = &env.cfg.model;
         if is_data {
             if model.ecn_point == EcnPoint::Dequeue
-                && let Some(red) = port.red()
-                && red.should_mark(self.mmu.egress_bytes(p, class), &mut self.rng)
+                && port
+                    .marker
+                    .should_mark(self.mmu.egress_bytes(p, class), &mut self.rng)
             {
                 pkt.flags |= flag::ECN_CE;
             }

@@ -19,15 +19,16 @@ pub mod mmu;
 mod pause;
 pub mod thresholds;
 
-use crate::ids::SwitchIdx;
+use crate::ids::{EgressId, SwitchIdx};
 use crate::output::journal::Journal;
 use crate::packet::IntCounter;
 use crate::packet::PktQueue;
 use crate::port::{CLASSES, Egress};
-use crate::profile::ModelConfig;
-use crate::topology::NodeId;
+use crate::profile::{ModelConfig, Serialization};
 use crate::topology::routing::Routes;
+use crate::topology::{NodeId, PortInfo};
 use crate::units::SimTime;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// What every switch of a run shares.
@@ -68,10 +69,9 @@ pub struct SwitchPort {
     pub peak_bytes: u64,
     /// Bytes ever enqueued here (INT rx counter, HPCC §3.4 rxRate variant).
     pub rx_bytes: u64,
-    /// RED/ECN parameters for this port's rate, [`ecn::Red::NEVER`] when it
-    /// does not mark (24 bytes where an `Option` would take 32); read through
-    /// [`Self::red`].
-    red: ecn::Red,
+    /// How this port marks ECN, [`ecn::Marker::NEVER`] when it does not
+    /// (24 bytes where an `Option` would take 32).
+    pub marker: ecn::Marker,
     /// Bit mask of non-empty classes.
     pub nonempty: u8,
     /// Last data class served (round robin).
@@ -82,7 +82,7 @@ pub struct SwitchPort {
 }
 
 impl SwitchPort {
-    pub fn new(eg: Egress, red: Option<ecn::Red>) -> SwitchPort {
+    pub fn new(eg: Egress, marker: ecn::Marker) -> SwitchPort {
         SwitchPort {
             eg,
             queues: [PktQueue::default(); CLASSES],
@@ -91,14 +91,8 @@ impl SwitchPort {
             bytes: 0,
             peak_bytes: 0,
             rx_bytes: 0,
-            red: red.unwrap_or(ecn::Red::NEVER),
+            marker,
         }
-    }
-
-    /// RED/ECN parameters for this port's rate; `None` = no marking.
-    #[inline(always)]
-    pub fn red(&self) -> Option<ecn::Red> {
-        (self.red != ecn::Red::NEVER).then_some(self.red)
     }
 
     /// Tells the recorder that the queue is about to change from its current
@@ -148,6 +142,57 @@ pub struct Switch {
     pub rng: ChaCha8Rng,
 }
 
+/// What a switch is built from: the same for every switch of a run.
+#[derive(Clone, Debug)]
+pub struct SwitchPlan<'a> {
+    pub serialization: Serialization,
+    pub ecn: &'a ecn::EcnPlan,
+    pub flowctl: &'a flowctl::FlowControlConfig,
+    pub mmu: mmu::MmuPlan<'a>,
+}
+
+impl Switch {
+    /// Switch number `idx` (its routing-table row) at `node`, with the ports
+    /// `infos`, under run seed `seed`; `gid_of(node, port)` gives each port's
+    /// egress id.
+    pub fn new(
+        plan: &SwitchPlan,
+        idx: SwitchIdx,
+        node: NodeId,
+        infos: &[PortInfo],
+        seed: u64,
+        gid_of: &mut impl FnMut(NodeId, usize) -> EgressId,
+    ) -> Switch {
+        let ports = infos
+            .iter()
+            .enumerate()
+            .map(|(pi, p)| {
+                let eg = Egress::new(gid_of(node, pi), p, plan.serialization);
+                SwitchPort::new(eg, plan.ecn.marker_for(p.rate))
+            })
+            .collect();
+        let facts: Vec<flowctl::PortFacts> = infos
+            .iter()
+            .map(|p| flowctl::PortFacts {
+                rate: p.rate,
+                marker: plan.ecn.marker_for(p.rate),
+            })
+            .collect();
+        let rng_seed = ecmp::mix64(seed ^ 0xec0 ^ (node.0 as u64) << 20);
+        Switch {
+            node,
+            idx,
+            ports,
+            mmu: mmu::Mmu::new(plan.mmu.config(idx.idx(), infos)),
+            fc: flowctl::SwitchFc::new(plan.flowctl, &facts),
+            timer_at: SimTime::MAX,
+            pauses_sent: 0,
+            ecmp_seed: ecmp::ecmp_seed(seed, node),
+            rng: ChaCha8Rng::seed_from_u64(rng_seed),
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -165,29 +210,23 @@ pub(crate) mod tests {
             delay: Delta::from_us(1),
             loss: 0.0,
         };
-        SwitchPort::new(Egress::new(EgressId(0), &info, Serialization::Exact), None)
+        SwitchPort::new(
+            Egress::new(EgressId(0), &info, Serialization::Exact),
+            ecn::Marker::NEVER,
+        )
     }
 
     /// A packet passing through touches at most three lines of its port:
     /// the counters, ECN parameters and control queue; the data classes'
     /// queues; the transmitter's first line (docs/performance.md, "A switch
-    /// port in three lines"). A port without ECN, which stores
-    /// `Red::NEVER`, reads as `None`; one with ECN, as its parameters.
+    /// port in three lines"). The marker fits the first line: 24 bytes.
     #[test]
     fn a_port_is_laid_out_in_three_hot_lines() {
         use std::mem::{offset_of, size_of};
         assert_eq!(offset_of!(SwitchPort, queues), 56);
         assert_eq!(size_of::<PktQueue>(), 8);
         assert_eq!(offset_of!(SwitchPort, eg), 128);
-        let mut p = port();
-        assert_eq!(p.red(), None);
-        let red = ecn::Red {
-            kmin: 5_000,
-            kmax: 200_000,
-            pmax: 0.01,
-        };
-        p = SwitchPort::new(p.eg, Some(red));
-        assert_eq!(p.red(), Some(red));
+        assert_eq!(size_of::<ecn::Marker>(), 24);
     }
 
     #[test]

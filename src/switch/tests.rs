@@ -72,7 +72,8 @@ fn red_marks_nothing_below_kmin_everything_above_kmax_and_a_linear_fraction_betw
     let mut b = star_switch(
         "[switch.ecn]\nenabled = true\nkmin = \"20KB\"\nkmax = \"200KB\"\npmax = 1.0\n",
     );
-    let red = b.sw.ports[0].red().expect("port 0 marks");
+    let crate::switch::ecn::Marker::Red(red) = b.sw.ports[0].marker;
+    assert!(b.sw.ports[0].marker.is_on(), "port 0 marks");
     assert_eq!((red.kmin, red.kmax), (20_000, 200_000));
     // Host 0 pauses the switch's port 0, so the queue only grows.
     let f = b.w.pfc(3, u16::MAX);

@@ -292,6 +292,12 @@ impl Topology {
         debug_assert!(!self.is_host(n), "node {n} is not a switch");
         crate::ids::SwitchIdx(self.kind_index[n.idx()])
     }
+    /// Every switch port as (switch, port), switches in id order.
+    pub fn switch_ports(&self) -> Vec<(NodeId, u16)> {
+        (self.switches.iter())
+            .flat_map(|&s| (0..self.ports[s.idx()].len() as u16).map(move |p| (s, p)))
+            .collect()
+    }
     /// The host's only port.
     pub fn host_port(&self, h: NodeId) -> &PortInfo {
         &self.ports[h.idx()][0]

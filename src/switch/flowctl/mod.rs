@@ -23,7 +23,7 @@ pub mod pfc;
 pub mod ppfc;
 
 use super::SwitchPort;
-use super::ecn::Red;
+use super::ecn::Marker;
 use super::mmu::{Mmu, PfcThreshold};
 use crate::packet::PacketPool;
 use crate::port::CLASSES;
@@ -153,8 +153,8 @@ pub struct FlowControlConfig {
 #[derive(Clone, Copy, Debug)]
 pub struct PortFacts {
     pub rate: Rate,
-    /// RED parameters of the port, if it marks.
-    pub red: Option<Red>,
+    /// How the port marks ECN.
+    pub marker: Marker,
 }
 
 /// A switch's flow control, statically dispatched.
@@ -226,7 +226,7 @@ pub struct PfcPlan {
     pub threshold: PfcThreshold,
     /// `None` = derived per port by the MMU model (1/8; ns-3: by port speed).
     pub alpha: Option<f64>,
-    /// `None` = derived per port by the MMU model (src/sim/mmu_config.rs).
+    /// `None` = derived per port by the MMU model (src/switch/mmu/derive.rs).
     pub headroom: Option<u64>,
     pub reserve: u64,
     pub resume_offset: u64,

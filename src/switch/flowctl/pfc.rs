@@ -218,6 +218,7 @@ impl FlowControl for Pfc {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::switch::ecn::Marker;
     use crate::switch::mmu::{Admit, MmuConfig, PfcThreshold};
     use crate::units::Rate;
 
@@ -240,7 +241,7 @@ pub(crate) mod tests {
         vec![
             PortFacts {
                 rate: Rate::from_gbps(40),
-                red: None,
+                marker: Marker::NEVER,
             };
             4
         ]

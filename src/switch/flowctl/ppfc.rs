@@ -128,7 +128,7 @@ impl Ppfc {
             .iter()
             .map(|p| {
                 cfg.kmax
-                    .unwrap_or_else(|| p.red.map_or(DEFAULT_KMAX, |r| r.kmax))
+                    .unwrap_or_else(|| p.marker.marks_all_above().unwrap_or(DEFAULT_KMAX))
             })
             .collect();
         Ppfc {
@@ -327,7 +327,10 @@ mod tests {
                     delay: Delta::from_us(1),
                     loss: 0.0,
                 };
-                SwitchPort::new(Egress::new(EgressId(i), &info, Serialization::Exact), None)
+                SwitchPort::new(
+                    Egress::new(EgressId(i), &info, Serialization::Exact),
+                    crate::switch::ecn::Marker::NEVER,
+                )
             })
             .collect()
     }

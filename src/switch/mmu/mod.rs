@@ -27,6 +27,10 @@
 //! check), and the threshold is computed in wrapping 32-bit arithmetic, so it
 //! wraps when headroom and reserve exceed the buffer.
 
+mod derive;
+
+pub use derive::MmuPlan;
+
 use crate::port::CLASSES;
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,4 +1,5 @@
-//! Per-switch MMU parameters, by MMU model (`model.mmu`).
+//! A switch's MMU parameters, derived from the PFC plan, the MMU model
+//! (`model.mmu`) and the switch's ports.
 //!
 //! * `default` (docs/models.md §Switch; DCQCN §4, HPCC §5.1): headroom per port
 //!   `2 x rate x delay + 3` full frames, alpha 1/8 on every port, reserve and
@@ -14,9 +15,9 @@
 //!
 //! Explicit `switch.pfc.*` values win over either model's derived ones.
 
-use crate::config::RunConfig;
+use super::{MmuConfig, PfcThreshold};
 use crate::profile::MmuModel;
-use crate::switch::mmu::{MmuConfig, PfcThreshold};
+use crate::switch::flowctl::PfcPlan;
 use crate::topology::PortInfo;
 use crate::units::Rate;
 
@@ -37,49 +38,56 @@ pub fn ns3_headroom(port: &PortInfo) -> u64 {
     (port.rate.bps() as u128 * port.delay.as_ns() as u128 / 8 / 1_000_000_000) as u64 * 3
 }
 
-/// The MMU configuration of switch number `switch_idx`, whose ports are `infos`.
-pub fn mmu_config(cfg: &RunConfig, switch_idx: usize, infos: &[PortInfo]) -> MmuConfig {
-    let pfc = &cfg.pfc;
-    let ns3 = cfg.model.mmu == MmuModel::Ns3;
-    let mtu_wire = cfg.mtu_wire() as u64;
-    let nic_rate = cfg
-        .topo
-        .hosts
-        .first()
-        .map(|&h| cfg.topo.host_port(h).rate)
-        .unwrap_or(Rate(1));
-    let headroom = infos
-        .iter()
-        .map(|p| {
-            if ns3 && pfc.headroom.is_none() {
-                ns3_headroom(p)
-            } else {
-                pfc.headroom_for(p, mtu_wire)
-            }
-        })
-        .collect();
-    let alpha = infos
-        .iter()
-        .map(|p| match pfc.alpha {
-            Some(a) => a,
-            None if ns3 => 1.0 / (1u32 << ns3_alpha_shift(p.rate, nic_rate)) as f64,
-            None => 0.125,
-        })
-        .collect();
-    MmuConfig {
-        buffer: pfc.buffer,
-        lossless: pfc.enabled,
-        threshold: match pfc.dcqcn_static.get(switch_idx) {
-            Some(&t) => PfcThreshold::Static(t),
-            None => pfc.threshold,
-        },
-        alpha,
-        headroom,
-        reserve: pfc.reserve,
-        reserve_once_per_port: ns3,
-        egress_alpha: pfc.egress_alpha,
-        ns3_admission: ns3,
-        shared_cap: pfc.shared_buffer,
+/// What a switch's MMU is derived from, the same for every switch of a run.
+#[derive(Clone, Debug)]
+pub struct MmuPlan<'a> {
+    pub pfc: &'a PfcPlan,
+    pub model: MmuModel,
+    /// A full data packet on the wire (the default headroom's frames).
+    pub mtu_wire: u64,
+    /// The NIC rate: ns-3's alpha shift halves the port rate down to it.
+    pub nic_rate: Rate,
+}
+
+impl MmuPlan<'_> {
+    /// The MMU configuration of switch number `switch_idx`, whose ports are `infos`.
+    pub fn config(&self, switch_idx: usize, infos: &[PortInfo]) -> MmuConfig {
+        let pfc = self.pfc;
+        let ns3 = self.model == MmuModel::Ns3;
+        let (mtu_wire, nic_rate) = (self.mtu_wire, self.nic_rate);
+        let headroom = infos
+            .iter()
+            .map(|p| {
+                if ns3 && pfc.headroom.is_none() {
+                    ns3_headroom(p)
+                } else {
+                    pfc.headroom_for(p, mtu_wire)
+                }
+            })
+            .collect();
+        let alpha = infos
+            .iter()
+            .map(|p| match pfc.alpha {
+                Some(a) => a,
+                None if ns3 => 1.0 / (1u32 << ns3_alpha_shift(p.rate, nic_rate)) as f64,
+                None => 0.125,
+            })
+            .collect();
+        MmuConfig {
+            buffer: pfc.buffer,
+            lossless: pfc.enabled,
+            threshold: match pfc.dcqcn_static.get(switch_idx) {
+                Some(&t) => PfcThreshold::Static(t),
+                None => pfc.threshold,
+            },
+            alpha,
+            headroom,
+            reserve: pfc.reserve,
+            reserve_once_per_port: ns3,
+            egress_alpha: pfc.egress_alpha,
+            ns3_admission: ns3,
+            shared_cap: pfc.shared_buffer,
+        }
     }
 }
 
