@@ -20,9 +20,10 @@
 //! evaluates the margin with it.
 
 use super::rcc_fluid::{self, Complex, Margins, RccFluidParams};
+use crate::config::paths::ecmp;
 use crate::error::{Error, InputError};
 use crate::scenario::{self, Source};
-use crate::sim::{RunOptions, paths};
+use crate::sim::RunOptions;
 use crate::switch::ecmp::FlowKey;
 use crate::units::{Bytes, Delta};
 use std::path::Path;
@@ -114,13 +115,13 @@ pub fn run_sim(
         sport: 10_000,
         dport: f.dport,
     };
-    let data = paths::trace(&cfg.topo, &cfg.model, cfg.seed, key);
-    let ack = paths::trace(&cfg.topo, &cfg.model, cfg.seed, key.reversed());
+    let data = ecmp::trace(&cfg.topo, &cfg.model, cfg.seed, key);
+    let ack = ecmp::trace(&cfg.topo, &cfg.model, cfg.seed, key.reversed());
     let mtu_wire = cfg.mtu_wire();
     let ack_wire = cfg.model.sizes.ack_wire(0);
-    let one_way = paths::one_way(&cfg.model, &data, mtu_wire).as_secs_f64();
-    let rtt = (paths::one_way(&cfg.model, &data, mtu_wire)
-        + paths::one_way(&cfg.model, &ack, ack_wire))
+    let one_way = ecmp::one_way(&cfg.model, &data, mtu_wire).as_secs_f64();
+    let rtt = (ecmp::one_way(&cfg.model, &data, mtu_wire)
+        + ecmp::one_way(&cfg.model, &ack, ack_wire))
     .as_secs_f64();
     let (node, port) = cfg
         .output

@@ -1,4 +1,4 @@
-//! Validation of a parsed scenario into a [`RunConfig`] (src/config.rs): runtime types, profile
+//! Validation of a parsed scenario into a [`RunConfig`] (src/config/mod.rs): runtime types, profile
 //! defaults filled in, every impossible value rejected with the field's path.
 
 use super::ctx::{Ctx, check_flow, check_host, resolve_path};

@@ -1,12 +1,13 @@
 //! Building a run: the partitions, their switches and NICs, each flow's
-//! constants (ports, ideal FCT, RTT and BDP from the [`super::path_model`]), and
+//! constants (ports, ideal FCT, RTT and BDP from the [`crate::config::paths`]), and
 //! the window grid.
 
+use super::limits;
+use super::parallel::placement;
 use super::part::{Part, Slot};
-use super::path_model::PathModel;
 use super::{RunOptions, Shared, Sim};
-use super::{limits, partition};
 use crate::config::RunConfig;
+use crate::config::paths::PathModel;
 use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, QpSlot, SwitchIdx};
@@ -32,7 +33,7 @@ impl Sim {
     pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Result<Sim, Error> {
         let seed = opts.seed.unwrap_or(cfg.seed);
         #[cfg(feature = "mpi")]
-        let ranks = super::distributed::join(opts)?;
+        let ranks = super::parallel::distributed::join(opts)?;
         #[cfg(feature = "mpi")]
         let rank_count = ranks.as_ref().map(|r| r.size);
         #[cfg(not(feature = "mpi"))]
@@ -42,7 +43,7 @@ impl Sim {
         };
         let n_parts = rank_count.unwrap_or_else(|| opts.threads.unwrap_or(cfg.threads).max(1));
         let grid = lookahead(&cfg, n_parts)?;
-        let node_part = partition::assign(&cfg.topo, n_parts);
+        let node_part = placement::assign(&cfg.topo, n_parts);
         let nodes = Nodes::build(&cfg, seed, n_parts, &node_part);
         let path_model = PathModel::new(&cfg);
         let (base_rtt, max_bdp) = (path_model.base_rtt(), path_model.max_bdp());

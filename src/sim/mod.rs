@@ -7,30 +7,19 @@
 //! behaviour is in [`crate::nic`], the switch's in [`crate::switch`]; the
 //! dispatcher keeps only what spans nodes: flow arrivals, the samplers, PFC
 //! deadlock detection (`pfc`), limits and the end of the run.
-//! Each flow's ideal FCT, base RTT and BDP come from the run's [`path_model`].
+//! Each flow's ideal FCT, base RTT and BDP come from the run's path model ([`crate::config::paths`]).
 
 mod build;
 mod checks;
-mod crew;
-#[cfg(feature = "mpi")]
-mod distributed;
 mod ends;
 mod finish;
 pub mod limits;
 mod notes;
-pub mod ns3_paths;
+mod parallel;
 mod part;
-pub mod partition;
-pub mod path_model;
-pub mod paths;
 mod pfc;
-#[cfg(feature = "mpi")]
-mod ranks;
 mod sample;
 mod sequential;
-mod windows;
-#[cfg(feature = "mpi")]
-mod wire;
 
 use crate::config::RunConfig;
 use crate::engine::{EventQueue, Key};
@@ -200,7 +189,7 @@ pub struct Sim {
     started: Instant,
     /// The MPI ranks of a run on them (this process runs one partition).
     #[cfg(feature = "mpi")]
-    ranks: Option<std::rc::Rc<ranks::Ranks>>,
+    ranks: Option<std::rc::Rc<parallel::ranks::Ranks>>,
 }
 
 /// Why `--mpi` fails in a build without MPI.

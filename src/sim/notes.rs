@@ -1,8 +1,9 @@
 //! The partitions' journals applied to the recorder and the PFC diagnostics,
 //! in event-key order (the order one thread would have made them in).
 
+use super::Sim;
 use super::part::next_grid;
-use super::{Sim, path_model};
+use crate::config::paths::flow_key;
 use crate::engine::Key;
 use crate::ids::FlowId;
 use crate::node::{Event, Sampler};
@@ -72,7 +73,7 @@ impl Sim {
     pub(super) fn note_flow_path(&mut self, fid: FlowId) {
         let cfg = &self.sh.cfg;
         let (spec, f) = (&cfg.flows[fid.idx()], &self.sh.flows[fid.idx()]);
-        let key = path_model::flow_key(spec, f.sport);
+        let key = flow_key(spec, f.sport);
         for h in ecmp::trace(&cfg.topo, cfg.model.ecmp_hash, self.seed, key) {
             let gid = self.sh.gid(cfg.topo.switches[h.index.idx()], h.ingress);
             self.diag.flow_path(fid, gid, h.egress);

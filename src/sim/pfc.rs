@@ -68,7 +68,7 @@ impl Sim {
     /// The pause state of every egress port now, every rank's summed (each
     /// port is in one rank's partition).
     #[cfg(feature = "mpi")]
-    fn pause_view(&self, r: &super::ranks::Ranks) -> PauseView {
+    fn pause_view(&self, r: &super::parallel::ranks::Ranks) -> PauseView {
         let n = self.sh.egress_owner.len();
         let mut state = vec![0u64; n];
         let mut tx = vec![0u64; n];

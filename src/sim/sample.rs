@@ -170,7 +170,7 @@ impl Sim {
     /// from every rank, and each flow's counters summed from its sender's
     /// rank (rate, window, bytes sent) and its receiver's (bytes delivered).
     #[cfg(feature = "mpi")]
-    pub(super) fn sample_flows_ranks(&mut self, r: &super::ranks::Ranks, now: SimTime) {
+    pub(super) fn sample_flows_ranks(&mut self, r: &super::parallel::ranks::Ranks, now: SimTime) {
         use crate::cc::CongestionControl;
         let mine = self.parts[r.rank]
             .nics

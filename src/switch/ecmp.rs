@@ -10,7 +10,7 @@
 //! (which next hops are equal-cost) is topology data: `topology::routing`.
 //!
 //! Because the choice depends only on the 5-tuple, [`trace`] can walk a flow's path
-//! without simulating; the path model (`sim::path_model`) and the PFC victim
+//! without simulating; the path model (`config::paths`) and the PFC victim
 //! diagnostics both use it.
 
 use crate::ids::SwitchIdx;

@@ -1,6 +1,6 @@
 //! The switches' links to each other, by switch index: what the searches over
 //! the fabric walk (the routes, `topology::routing`; the largest base RTT,
-//! `sim::paths`). Host ports are left out and neighbours are switch indices,
+//! `config::paths::ecmp`). Host ports are left out and neighbours are switch indices,
 //! so a search from one switch reads arrays the size of the switch count, not
 //! of the node count: a k = 64 fat-tree has 262,144 hosts but 5,120 switches
 //! (docs/topologies-and-workloads.md, size limits).

@@ -11,9 +11,9 @@
 //! the state; the dispatcher takes it back. The slot's mutex is never
 //! contended (the state says whose turn it is); the atomics order the moves.
 
-use super::Shared;
-use super::part::Part;
 use crate::engine::Key;
+use crate::sim::Shared;
+use crate::sim::part::Part;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;

@@ -8,13 +8,13 @@
 //! the deadlock search, the partitions' ends), summed or concatenated over
 //! the ranks. The outputs are byte-identical to a run on one thread.
 
-use super::part::next_grid;
 use super::ranks::{Ranks, encode_into, take};
-use super::{CHECK_EVERY, Ending, Sim, Turn};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
 use crate::node::{Progress, Transit};
 use crate::output::journal::Note;
+use crate::sim::part::next_grid;
+use crate::sim::{CHECK_EVERY, Ending, Sim, Turn};
 use crate::units::SimTime;
 use std::time::Instant;
 
@@ -45,7 +45,7 @@ fn get_key(v: &[u64], at: usize) -> Option<Key> {
 
 /// The MPI world of a run that asks for it (`RunOptions::mpi`), checked
 /// against what a run on ranks cannot do yet.
-pub(super) fn join(opts: &super::RunOptions) -> Result<Option<Ranks>, Error> {
+pub(in crate::sim) fn join(opts: &crate::sim::RunOptions) -> Result<Option<Ranks>, Error> {
     if !opts.mpi {
         return Ok(None);
     }
@@ -69,7 +69,7 @@ impl Sim {
     /// The run loop on MPI ranks: windows while some flow has a byte never
     /// sent, then the rest one rank at a time, each running its events up to
     /// the next event of any other rank (as `run_ordered` does for threads).
-    pub(super) fn run_ranks(
+    pub(in crate::sim) fn run_ranks(
         &mut self,
         r: &Ranks,
         stop_bound: Key,

@@ -3,17 +3,19 @@
 //! T "slightly greater than the maximum RTT"; HPCC Eq. (3)-(4) use T and the
 //! BDP). Built once per run, by the model the profile selects (`model.ideal_fct`):
 //!
-//! - [`IdealFct::Alone`]: rocesim's own model ([`paths`]): the flow alone on its
+//! - [`IdealFct::Alone`]: rocesim's own model ([`ecmp`]): the flow alone on its
 //!   ECMP path under this run's wire sizes and serialization; T is the largest
 //!   base RTT over host pairs rounded up to the next whole microsecond.
-//! - [`IdealFct::Ns3`]: the HPCC ns-3 simulator's arithmetic ([`ns3_paths`],
+//! - [`IdealFct::Ns3`]: the HPCC ns-3 simulator's arithmetic ([`ns3`],
 //!   hpcc-ns3-model.md §9): BFS-path pair RTTs and BDPs, `maxRtt`, `maxBdp`, and
 //!   its stand-alone FCT formula.
 //!
 //! The one-way delay is the data packet's store-and-forward delay along the flow's
 //! real ECMP path in both models.
 
-use super::{ns3_paths, paths};
+pub mod ecmp;
+pub mod ns3;
+
 use crate::config::RunConfig;
 use crate::profile::IdealFct;
 use crate::switch::ecmp::FlowKey;
@@ -39,7 +41,7 @@ pub enum PathModel {
         ack_wire: u32,
     },
     /// The ns-3 simulator's.
-    Ns3(ns3_paths::Ns3Paths),
+    Ns3(ns3::Ns3Paths),
 }
 
 /// A flow's base values under the path model.
@@ -63,7 +65,7 @@ impl PathModel {
             IdealFct::Alone => {
                 let mtu_wire = cfg.mtu_wire();
                 let ack_wire = model.sizes.ack_wire(model.sizes.int_at_sender(cfg.int_on));
-                let rtt = paths::max_base_rtt(topo, |rate, delay| {
+                let rtt = ecmp::max_base_rtt(topo, |rate, delay| {
                     2 * delay.ps()
                         + model.serialization.tx_time(rate, mtu_wire as u64).ps()
                         + model.serialization.tx_time(rate, ack_wire as u64).ps()
@@ -82,7 +84,7 @@ impl PathModel {
                     ack_wire,
                 }
             }
-            IdealFct::Ns3 => PathModel::Ns3(ns3_paths::Ns3Paths::new(topo, cfg.nic.mtu)),
+            IdealFct::Ns3 => PathModel::Ns3(ns3::Ns3Paths::new(topo, cfg.nic.mtu)),
         }
     }
 
@@ -107,26 +109,26 @@ impl PathModel {
     pub fn flow(&self, cfg: &RunConfig, seed: u64, spec: &FlowSpec, sport: u16) -> FlowPath {
         let (topo, model) = (&cfg.topo, &cfg.model);
         let key = flow_key(spec, sport);
-        let data = paths::trace(topo, model, seed, key);
-        let one_way = paths::one_way(model, &data, cfg.mtu_wire());
+        let data = ecmp::trace(topo, model, seed, key);
+        let one_way = ecmp::one_way(model, &data, cfg.mtu_wire());
         match self {
             PathModel::Alone { ack_wire, .. } => {
-                let ack = paths::trace(topo, model, seed, key.reversed());
+                let ack = ecmp::trace(topo, model, seed, key.reversed());
                 let sizes = &model.sizes;
                 let per_hop = if cfg.int_on { sizes.int_per_hop() } else { 0 };
                 let switches = data.len().saturating_sub(1) as u32;
                 let ack_wire = ack_wire + per_hop * switches;
-                let inp = paths::IdealInput {
+                let inp = ecmp::IdealInput {
                     size: spec.size,
                     mtu: cfg.nic.mtu,
                     data_overhead: sizes.data_header + sizes.int_at_sender(cfg.int_on),
                     per_hop,
                     ack_wire,
                 };
-                let pair_rtt = paths::pair_rtt(model, &data, cfg.mtu_wire(), ack_wire);
+                let pair_rtt = ecmp::pair_rtt(model, &data, cfg.mtu_wire(), ack_wire);
                 let bottleneck = data.iter().map(|h| h.rate).min().expect("a path has links");
                 FlowPath {
-                    ideal: paths::ideal_alone(model, &data, &ack, &inp),
+                    ideal: ecmp::ideal_alone(model, &data, &ack, &inp),
                     pair_rtt,
                     pair_bdp: bottleneck.bytes_in(pair_rtt),
                     one_way,
@@ -136,7 +138,7 @@ impl PathModel {
                 let pair = p.pair(topo, spec.src, spec.dst);
                 let header = model.sizes.data_header;
                 FlowPath {
-                    ideal: ns3_paths::ns3_standalone(&pair, spec.size, cfg.nic.mtu, header),
+                    ideal: ns3::ns3_standalone(&pair, spec.size, cfg.nic.mtu, header),
                     pair_rtt: pair.rtt,
                     pair_bdp: pair.bdp,
                     one_way,

@@ -3,11 +3,11 @@
 //! the packets that crossed between them.
 
 use super::crew;
-use super::part::next_grid;
-use super::{CHECK_EVERY, Ending, Sim};
 use crate::engine::Key;
 use crate::error::Error;
 use crate::node::Progress;
+use crate::sim::part::next_grid;
+use crate::sim::{CHECK_EVERY, Ending, Sim};
 use crate::units::SimTime;
 use std::time::Instant;
 
@@ -23,7 +23,7 @@ impl Sim {
     /// inside one. After that the run's
     /// end (its last completion) is found one event at a time by
     /// [`Self::run_ordered`]. Returns an ending if the run ended here.
-    pub(super) fn run_windows(
+    pub(in crate::sim) fn run_windows(
         &mut self,
         stop_bound: Key,
         progress: &mut dyn FnMut(crate::sim::RunProgress),
@@ -108,7 +108,7 @@ impl Sim {
 
     /// Moves each partition's outbox for partition `to` into `to`'s inbox;
     /// returns the earliest key of an arrival they may schedule.
-    pub(super) fn exchange(&mut self) -> Option<Key> {
+    pub(in crate::sim) fn exchange(&mut self) -> Option<Key> {
         let n = self.parts.len();
         let mut min: Option<Key> = None;
         for from in 0..n {
@@ -135,7 +135,7 @@ impl Sim {
     /// (`global`): the next grid point after the earliest, or the dispatcher's
     /// event, or the stop. Or how the run ends: nothing left, past the stop,
     /// or stalled.
-    pub(super) fn next_window(
+    pub(in crate::sim) fn next_window(
         &self,
         head: Option<Key>,
         global: Option<Key>,

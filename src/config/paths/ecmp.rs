@@ -1,10 +1,10 @@
 //! Path arithmetic of rocesim's own path model (`IdealFct::Alone`, selected in
-//! [`super::path_model`]): the links of a flow's ECMP path, its base one-way delay
+//! [`crate::config::paths`]): the links of a flow's ECMP path, its base one-way delay
 //! and RTT, the ideal FCT (the flow alone at line rate on an idle network, store
 //! and forward), and the largest base RTT over host pairs (HPCC §5.1's control
 //! interval T). A flow's packets follow one ECMP path (per-flow hashing,
 //! `switch::ecmp`), so its path is traced without simulating. The ns-3 model's
-//! counterparts are in [`super::ns3_paths`].
+//! counterparts are in [`super::ns3`].
 
 use crate::profile::ModelConfig;
 use crate::switch::ecmp::{self, FlowKey};

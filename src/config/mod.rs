@@ -4,6 +4,8 @@
 //! `nic`, [`PfcPlan`] and [`EcnPlan`] in `switch`, `CcKind` in `cc`); this module
 //! holds the aggregate and the settings of the run itself (outputs, diagnostics).
 
+pub mod paths;
+
 use crate::cc::CcKind;
 use crate::nic::NicPlan;
 use crate::profile::ModelConfig;
