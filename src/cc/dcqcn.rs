@@ -19,6 +19,7 @@
 //! with alpha = 1 (§3.1, footnote 1). The NP side (CNP at most once per 50 us per
 //! flow) is in the NIC model.
 
+use super::registry::{Algorithm, ParamError};
 use super::{CongestionControl, FlowCtx};
 use crate::units::{Bytes, Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -78,6 +79,25 @@ impl DcqcnConfig {
             return bad("min_rate", "must be > 0, e.g. \"100Mbps\"");
         }
         Ok(())
+    }
+}
+
+impl Algorithm for DcqcnConfig {
+    type Flow = Dcqcn;
+    type Table = DcqcnConfig;
+    const NAMES: &'static [&'static str] = &["dcqcn"];
+    fn resolve(_: &str, table: &DcqcnConfig) -> Result<Self, ParamError> {
+        table.validate().map(|()| table.clone())
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Dcqcn {
+        Dcqcn::new(self.clone(), ctx)
+    }
+    fn uses_ecn(&self) -> bool {
+        true
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.min_rate)
     }
 }
 

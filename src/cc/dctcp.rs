@@ -22,8 +22,9 @@
 //! a window above one BDP is what builds the queue to K), and the NIC does not pace
 //! (rate = line rate): DCTCP is ACK-clocked.
 
-use super::{AckInfo, CongestionControl, FlowCtx};
-use crate::units::Rate;
+use super::registry::{Algorithm, ParamError};
+use super::{AckInfo, CongestionControl, EcnDefaults, FlowCtx};
+use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,35 @@ impl DctcpConfig {
             return Err(("alpha_init".into(), "must be in [0, 1], e.g. 1".into()));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for DctcpConfig {
+    type Flow = Dctcp;
+    type Table = DctcpConfig;
+    const NAMES: &'static [&'static str] = &["dctcp"];
+    fn resolve(_: &str, table: &DctcpConfig) -> Result<Self, ParamError> {
+        table.validate().map(|()| table.clone())
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Dctcp {
+        Dctcp::new(self.clone(), ctx)
+    }
+    fn uses_ecn(&self) -> bool {
+        true
+    }
+    /// Step marking at K = 30 KB x rate / 10 Gbps (HPCC §5.1, after DCTCP §3.4).
+    fn ecn_defaults(&self) -> EcnDefaults {
+        EcnDefaults {
+            kmin: Bytes(30_000),
+            kmax: Bytes(30_000),
+            pmax: 1.0,
+            scale_from: Some(Rate::from_gbps(10)),
+        }
+    }
+    /// Window-based: it paces at line rate.
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        None
     }
 }
 

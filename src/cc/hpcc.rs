@@ -31,8 +31,9 @@
 //!   switches then put the port's received bytes in the INT records' byte
 //!   counter (`CcKind::int_counter`), so Eq. (2) reads whichever it is given.
 
+use super::registry::{Algorithm, ParamError};
 use super::{AckInfo, CongestionControl, FlowCtx};
-use crate::packet::{IntHop, MAX_INT_HOPS};
+use crate::packet::{IntCounter, IntHop, MAX_INT_HOPS};
 use crate::units::{Bytes, Delta, PS_PER_S, Rate};
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +106,32 @@ impl HpccConfig {
             return Err(("min_rate".into(), "must be > 0, e.g. \"100Mbps\"".into()));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for HpccConfig {
+    type Flow = Hpcc;
+    type Table = HpccConfig;
+    const NAMES: &'static [&'static str] = &["hpcc"];
+    fn resolve(_: &str, table: &HpccConfig) -> Result<Self, ParamError> {
+        table.validate().map(|()| table.clone())
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Hpcc {
+        Hpcc::new(self.clone(), ctx)
+    }
+    fn needs_int(&self) -> bool {
+        true
+    }
+    /// The received bytes for the rxRate variant (§3.4), else the sent bytes.
+    fn int_counter(&self) -> IntCounter {
+        match self.rate_signal {
+            RateSignal::Rx => IntCounter::Rx,
+            RateSignal::Tx => IntCounter::Tx,
+        }
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.min_rate)
     }
 }
 

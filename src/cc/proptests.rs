@@ -50,14 +50,7 @@ fn kinds() -> Vec<(CcKind, Rate)> {
                 ..CcSection::default()
             };
             let k = s.resolve().expect("defaults are valid");
-            let floor = match &k {
-                CcKind::None | CcKind::Dctcp(_) => Rate::from_gbps(100),
-                CcKind::Dcqcn(c) | CcKind::DcqcnWin(c) => c.min_rate,
-                CcKind::Hpcc(c) => c.min_rate,
-                CcKind::Timely(c) | CcKind::TimelyWin(c) => c.min_rate,
-                CcKind::Rcc(c, _) => c.min_rate,
-                CcKind::Ns3(k) => k.cfg.min_rate,
-            };
+            let floor = k.min_rate().unwrap_or(Rate::from_gbps(100));
             (k, floor)
         })
         .collect()

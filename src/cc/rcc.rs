@@ -49,7 +49,8 @@
 //! last hop is busy); `rcc-ewa` is EWA only; `rcc-pid` is PID only (no fair share:
 //! the cap is the line-rate window and every detected congestion goes to PID).
 
-use super::{AckInfo, CongestionControl, FlowCtx};
+use super::registry::{Algorithm, ParamError};
+use super::{AckInfo, CongestionControl, FlowCtx, ReceiverKind};
 use crate::units::{Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -177,6 +178,50 @@ pub enum RccVariant {
     Ewa,
     /// `rcc-pid`: PID only, capped by the line-rate window.
     Pid,
+}
+
+impl RccVariant {
+    pub const ALL: [RccVariant; 4] = [
+        RccVariant::Full,
+        RccVariant::Sender,
+        RccVariant::Ewa,
+        RccVariant::Pid,
+    ];
+}
+
+/// `rcc` and its variants: the `[cc.rcc]` parameters and which variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RccKind {
+    pub cfg: RccConfig,
+    pub variant: RccVariant,
+}
+
+impl Algorithm for RccKind {
+    type Flow = RccSender;
+    type Table = RccConfig;
+    /// In the order of [`RccVariant::ALL`].
+    const NAMES: &'static [&'static str] = &["rcc", "rcc-sender", "rcc-ewa", "rcc-pid"];
+    fn resolve(name: &str, table: &RccConfig) -> Result<Self, ParamError> {
+        table.validate()?;
+        let i = Self::NAMES.iter().position(|n| *n == name);
+        Ok(RccKind {
+            cfg: table.clone(),
+            variant: RccVariant::ALL[i.expect("the registry passes one of NAMES")],
+        })
+    }
+    fn name(&self) -> &'static str {
+        Self::NAMES[self.variant as usize]
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> RccSender {
+        RccSender::new(&self.cfg, self.variant, ctx)
+    }
+    fn receiver(&self) -> Option<ReceiverKind> {
+        Some(ReceiverKind::Rcc(self.cfg.clone(), self.variant))
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.cfg.min_rate)
+    }
 }
 
 /// How the controller last classified the flow's congestion (RCC Fig. 15's flags).

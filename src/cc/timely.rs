@@ -36,6 +36,7 @@
 //! that packet the segment's own serialization, which TIMELY subtracts, is already
 //! excluded. NACKs carry no sample. `rate` stays within `[min_rate, line rate]`.
 
+use super::registry::{Algorithm, ParamError};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
@@ -108,6 +109,22 @@ impl TimelyConfig {
             return bad("min_rate", "must be > 0, e.g. \"100Mbps\"");
         }
         Ok(())
+    }
+}
+
+impl Algorithm for TimelyConfig {
+    type Flow = Timely;
+    type Table = TimelyConfig;
+    const NAMES: &'static [&'static str] = &["timely"];
+    fn resolve(_: &str, table: &TimelyConfig) -> Result<Self, ParamError> {
+        table.validate().map(|()| table.clone())
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Timely {
+        Timely::new(self.clone(), ctx)
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.min_rate)
     }
 }
 

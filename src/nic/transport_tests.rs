@@ -41,7 +41,11 @@ fn sender(size: u64) -> SendQp {
         mtu: MTU as u32,
         mtu_wire: MTU as u32 + 62,
     };
-    SendQp::new(size, CcKind::None.new_flow(&ctx), SimTime::ZERO)
+    SendQp::new(
+        size,
+        CcKind::None(crate::cc::none::NoCcConfig).new_flow(&ctx),
+        SimTime::ZERO,
+    )
 }
 
 /// The receiver as the NIC drives it: the in-order counter restarts when an

@@ -21,6 +21,7 @@ pub mod dctcp;
 pub mod hpcc_rate;
 pub mod timely;
 
+use super::registry::{Algorithm, ParamError};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::{Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -35,23 +36,15 @@ pub enum Ns3Algo {
 }
 
 impl Ns3Algo {
+    /// In the order of [`Ns3Kind::NAMES`].
+    const ALL: [Ns3Algo; 4] = [
+        Ns3Algo::Dcqcn,
+        Ns3Algo::Hpcc,
+        Ns3Algo::Timely,
+        Ns3Algo::Dctcp,
+    ];
     pub fn name(self) -> &'static str {
-        match self {
-            Ns3Algo::Dcqcn => "dcqcn-ns3",
-            Ns3Algo::Hpcc => "hpcc-ns3",
-            Ns3Algo::Timely => "timely-ns3",
-            Ns3Algo::Dctcp => "dctcp-ns3",
-        }
-    }
-    pub fn from_name(name: &str) -> Option<Ns3Algo> {
-        [
-            Ns3Algo::Dcqcn,
-            Ns3Algo::Hpcc,
-            Ns3Algo::Timely,
-            Ns3Algo::Dctcp,
-        ]
-        .into_iter()
-        .find(|a| a.name() == name)
+        Ns3Kind::NAMES[self as usize]
     }
 }
 
@@ -137,7 +130,7 @@ impl Default for Ns3CcConfig {
 }
 
 impl Ns3CcConfig {
-    pub fn validate(&self, algo: Ns3Algo) -> Result<(), (String, String)> {
+    pub fn validate(&self, algo: Ns3Algo) -> Result<(), ParamError> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if !(0.0..=1.0).contains(&self.ewma_gain) {
             return bad("ewma_gain", "must be in [0, 1], e.g. 0.00390625 (1/256)");
@@ -243,8 +236,23 @@ pub struct Ns3Kind {
     pub cfg: Ns3CcConfig,
 }
 
-impl Ns3Kind {
-    pub fn new_flow(&self, ctx: &FlowCtx) -> Ns3Cc {
+impl Algorithm for Ns3Kind {
+    type Flow = Ns3Cc;
+    type Table = Ns3CcConfig;
+    const NAMES: &'static [&'static str] = &["dcqcn-ns3", "hpcc-ns3", "timely-ns3", "dctcp-ns3"];
+    fn resolve(name: &str, table: &Ns3CcConfig) -> Result<Self, ParamError> {
+        let i = Self::NAMES.iter().position(|n| *n == name);
+        let algo = Ns3Algo::ALL[i.expect("the registry passes one of NAMES")];
+        table.validate(algo)?;
+        Ok(Ns3Kind {
+            algo,
+            cfg: table.clone(),
+        })
+    }
+    fn name(&self) -> &'static str {
+        self.algo.name()
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Ns3Cc {
         let c = &self.cfg;
         match self.algo {
             Ns3Algo::Dcqcn => Ns3Cc::Dcqcn(dcqcn_mlx::DcqcnMlx::new(c, ctx)),
@@ -252,6 +260,24 @@ impl Ns3Kind {
             Ns3Algo::Timely => Ns3Cc::Timely(timely::TimelyNs3::new(c, ctx)),
             Ns3Algo::Dctcp => Ns3Cc::Dctcp(dctcp::DctcpNs3::new(c, ctx)),
         }
+    }
+    fn needs_int(&self) -> bool {
+        matches!(self.algo, Ns3Algo::Hpcc | Ns3Algo::Timely)
+    }
+    fn uses_ecn(&self) -> bool {
+        matches!(self.algo, Ns3Algo::Dcqcn | Ns3Algo::Dctcp)
+    }
+    /// ns-3 re-spaces on a rate change (`ChangeRate`) only for HPCC.
+    fn repace_on_rate_change(&self) -> Option<bool> {
+        Some(self.algo == Ns3Algo::Hpcc)
+    }
+    /// ns-3 TIMELY: an 8-byte timestamp.
+    fn int_bytes(&self) -> Option<u32> {
+        (self.algo == Ns3Algo::Timely).then_some(8)
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.cfg.min_rate)
     }
 }
 
