@@ -17,9 +17,9 @@
 //! directly (the next packet's spacing is not recomputed). Timers due at the same
 //! instant fire in the order they were scheduled, as ns-3's event list runs them.
 
-use super::{Ns3CcConfig, Ns3Qp, rate_mul};
+use super::{Ns3CcConfig, Ns3Qp, rate_and_window_of_qp, rate_mul};
 use crate::cc::{CongestionControl, FlowCtx};
-use crate::units::{Delta, Rate, SimTime};
+use crate::units::{Delta, SimTime};
 
 const ALPHA: usize = 0;
 const DECREASE: usize = 1;
@@ -159,21 +159,14 @@ impl CongestionControl for DcqcnMlx {
         self.timers.iter().flatten().map(|t| t.0).min()
     }
 
-    #[inline]
-    fn rate(&self) -> Rate {
-        self.qp.pacing()
-    }
-
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        self.qp.window()
-    }
+    rate_and_window_of_qp!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::ctx;
     use super::*;
+    use crate::units::Rate;
 
     fn us(x: u64) -> SimTime {
         SimTime(x * 1_000_000)

@@ -20,10 +20,9 @@
 //! line`, see [`super::Ns3Qp`]). `ChangeRate` re-spaces the next packet, which
 //! the NIC does for this algorithm (`CcKind::repace_on_rate_change`).
 
-use super::{Ns3CcConfig, Ns3Qp, rate_div};
+use super::{Ns3CcConfig, Ns3Qp, rate_and_window_of_qp, rate_div};
 use crate::cc::{AckInfo, CongestionControl, FlowCtx};
 use crate::packet::{IntHop, MAX_INT_HOPS};
-use crate::units::Rate;
 
 /// INT time fields are 24 bits wide (int-header.h).
 const TIME_MASK: u64 = (1 << 24) - 1;
@@ -203,21 +202,14 @@ impl CongestionControl for HpccRate {
         }
     }
 
-    #[inline]
-    fn rate(&self) -> Rate {
-        self.qp.pacing()
-    }
-
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        self.qp.window()
-    }
+    rate_and_window_of_qp!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::{ack, ctx};
     use super::*;
+    use crate::units::Rate;
     use crate::units::SimTime;
 
     fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {

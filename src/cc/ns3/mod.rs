@@ -229,6 +229,24 @@ impl Ns3Qp {
     }
 }
 
+/// `rate()` and `window()` of an ns-3 algorithm: its queue pair's, `Ns3Qp::pacing`
+/// and `Ns3Qp::window` (§5). Goes in its `CongestionControl` impl; the algorithm
+/// keeps the queue pair in a field `qp`.
+macro_rules! rate_and_window_of_qp {
+    () => {
+        #[inline]
+        fn rate(&self) -> crate::units::Rate {
+            self.qp.pacing()
+        }
+
+        #[inline]
+        fn window(&self) -> Option<u64> {
+            self.qp.window()
+        }
+    };
+}
+use rate_and_window_of_qp;
+
 /// The configured ns-3 algorithm.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ns3Kind {
