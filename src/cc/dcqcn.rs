@@ -19,7 +19,7 @@
 //! with alpha = 1 (§3.1, footnote 1). The NP side (CNP at most once per 50 us per
 //! flow) is in the NIC model.
 
-use super::registry::{Algorithm, ParamError};
+use super::registry::{Algorithm, ParamError, checked};
 use super::{CongestionControl, FlowCtx};
 use crate::units::{Bytes, Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -87,7 +87,7 @@ impl Algorithm for DcqcnConfig {
     type Table = DcqcnConfig;
     const NAMES: &'static [&'static str] = &["dcqcn"];
     fn resolve(_: &str, table: &DcqcnConfig) -> Result<Self, ParamError> {
-        table.validate().map(|()| table.clone())
+        checked(table, DcqcnConfig::validate)
     }
     fn new_flow(&self, ctx: &FlowCtx) -> Dcqcn {
         Dcqcn::new(self.clone(), ctx)
@@ -240,19 +240,10 @@ impl CongestionControl for Dcqcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::flow_ctx;
 
     fn ctx(line_gbps: u64) -> FlowCtx {
-        FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(line_gbps),
-            base_rtt: Delta::from_us(5),
-            pair_rtt: Delta::from_us(5),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(2),
-            mtu: 1000,
-            mtu_wire: 1062,
-        }
+        flow_ctx(line_gbps, 5, 5, 2)
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! a window above one BDP is what builds the queue to K), and the NIC does not pace
 //! (rate = line rate): DCTCP is ACK-clocked.
 
-use super::registry::{Algorithm, ParamError};
+use super::registry::{Algorithm, ParamError, checked};
 use super::{AckInfo, CongestionControl, EcnDefaults, FlowCtx};
 use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,7 @@ impl Algorithm for DctcpConfig {
     type Table = DctcpConfig;
     const NAMES: &'static [&'static str] = &["dctcp"];
     fn resolve(_: &str, table: &DctcpConfig) -> Result<Self, ParamError> {
-        table.validate().map(|()| table.clone())
+        checked(table, DctcpConfig::validate)
     }
     fn new_flow(&self, ctx: &FlowCtx) -> Dctcp {
         Dctcp::new(self.clone(), ctx)
@@ -78,11 +78,6 @@ impl Algorithm for DctcpConfig {
             pmax: 1.0,
             scale_from: Some(Rate::from_gbps(10)),
         }
-    }
-    /// Window-based: it paces at line rate.
-    #[cfg(test)]
-    fn min_rate(&self) -> Option<Rate> {
-        None
     }
 }
 
@@ -180,21 +175,11 @@ impl CongestionControl for Dctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::{Delta, SimTime};
+    use crate::cc::test_util::flow_ctx;
+    use crate::units::SimTime;
 
     fn dctcp() -> Dctcp {
-        let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(8),
-            pair_rtt: Delta::from_us(8),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(4),
-            mtu: 1000,
-            mtu_wire: 1062,
-        };
-        Dctcp::new(DctcpConfig::default(), &ctx)
+        Dctcp::new(DctcpConfig::default(), &flow_ctx(100, 8, 8, 4))
     }
 
     fn ack(seq: u64, snd_nxt: u64, newly: u64, ece: bool) -> AckInfo<'static> {

@@ -31,7 +31,7 @@
 //!   switches then put the port's received bytes in the INT records' byte
 //!   counter (`CcKind::int_counter`), so Eq. (2) reads whichever it is given.
 
-use super::registry::{Algorithm, ParamError};
+use super::registry::{Algorithm, ParamError, checked};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::packet::{IntCounter, IntHop, MAX_INT_HOPS};
 use crate::units::{Bytes, Delta, PS_PER_S, Rate};
@@ -114,7 +114,7 @@ impl Algorithm for HpccConfig {
     type Table = HpccConfig;
     const NAMES: &'static [&'static str] = &["hpcc"];
     fn resolve(_: &str, table: &HpccConfig) -> Result<Self, ParamError> {
-        table.validate().map(|()| table.clone())
+        checked(table, HpccConfig::validate)
     }
     fn new_flow(&self, ctx: &FlowCtx) -> Hpcc {
         Hpcc::new(self.clone(), ctx)
@@ -293,6 +293,7 @@ impl CongestionControl for Hpcc {
 mod tests {
     use super::*;
     use crate::cc::CcKind;
+    use crate::cc::test_util::{flow_ctx, hop};
     use crate::packet::IntCounter;
     use crate::units::SimTime;
 
@@ -300,15 +301,9 @@ mod tests {
 
     fn hpcc() -> Hpcc {
         let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(T_US),
-            pair_rtt: Delta::from_us(T_US),
             max_bdp: 125_000,
             pair_bdp: 125_000,
-            one_way: Delta::from_us(T_US / 2),
-            mtu: 1000,
-            mtu_wire: 1062,
+            ..flow_ctx(100, T_US, T_US, T_US / 2)
         };
         Hpcc::new(HpccConfig::default(), &ctx)
     }
@@ -317,15 +312,6 @@ mod tests {
         let mut h = hpcc();
         h.cfg = cfg;
         h
-    }
-
-    fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
-        IntHop {
-            ts: SimTime(ts_ns * 1000),
-            bytes,
-            qlen,
-            rate: Rate::from_gbps(100),
-        }
     }
 
     fn ack(seq: u64, snd_nxt: u64, hops: &[IntHop]) -> AckInfo<'_> {

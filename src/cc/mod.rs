@@ -172,6 +172,41 @@ registry::congestion_controls! {
     }
 }
 
+/// Fixtures the algorithms' unit tests share.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::FlowCtx;
+    use crate::packet::IntHop;
+    use crate::units::{Delta, Rate, SimTime};
+
+    /// A flow starting at 0 behind a `line_gbps` NIC: control interval `t_us`,
+    /// its own base RTT `pair_rtt_us` and one-way delay `one_way_us`, 1000-byte
+    /// payloads (1062 B on the wire), no bandwidth-delay products.
+    pub fn flow_ctx(line_gbps: u64, t_us: u64, pair_rtt_us: u64, one_way_us: u64) -> FlowCtx {
+        FlowCtx {
+            now: SimTime::ZERO,
+            line_rate: Rate::from_gbps(line_gbps),
+            base_rtt: Delta::from_us(t_us),
+            pair_rtt: Delta::from_us(pair_rtt_us),
+            max_bdp: 0,
+            pair_bdp: 0,
+            one_way: Delta::from_us(one_way_us),
+            mtu: 1000,
+            mtu_wire: 1062,
+        }
+    }
+
+    /// An INT record of a 100 Gbps port at `ts_ns`.
+    pub fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
+        IntHop {
+            ts: SimTime(ts_ns * 1000),
+            bytes,
+            qlen,
+            rate: Rate::from_gbps(100),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

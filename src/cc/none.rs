@@ -19,10 +19,6 @@ impl Algorithm for NoCcConfig {
     fn new_flow(&self, ctx: &FlowCtx) -> NoCc {
         NoCc::new(ctx)
     }
-    #[cfg(test)]
-    fn min_rate(&self) -> Option<Rate> {
-        None
-    }
 }
 
 #[derive(Clone, Debug)]

@@ -6,6 +6,7 @@
 //! for the RCC variants, so the whole receiver-to-sender path is exercised.
 
 use super::receiver::{ReceiverControl, RxCtl, RxEvent};
+use super::test_util::flow_ctx;
 use super::*;
 use crate::cc::rx_nic::RxNicState;
 use crate::packet::{IntCounter, IntHop};
@@ -72,16 +73,10 @@ struct Harness {
 impl Harness {
     fn new(kind: CcKind) -> Self {
         let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(13),
-            pair_rtt: Delta::from_us(12),
             // 100 Gbps x 13 us and x 12 us.
             max_bdp: 162_500,
             pair_bdp: 150_000,
-            one_way: Delta::from_us(6),
-            mtu: 1000,
-            mtu_wire: 1062,
+            ..flow_ctx(100, 13, 12, 6)
         };
         Harness {
             cc: kind.new_flow(&ctx),

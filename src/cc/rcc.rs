@@ -49,7 +49,7 @@
 //! last hop is busy); `rcc-ewa` is EWA only; `rcc-pid` is PID only (no fair share:
 //! the cap is the line-rate window and every detected congestion goes to PID).
 
-use super::registry::{Algorithm, ParamError};
+use super::registry::{Algorithm, ParamError, checked, member};
 use super::{AckInfo, CongestionControl, FlowCtx, ReceiverKind};
 use crate::units::{Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -202,11 +202,9 @@ impl Algorithm for RccKind {
     /// In the order of [`RccVariant::ALL`].
     const NAMES: &'static [&'static str] = &["rcc", "rcc-sender", "rcc-ewa", "rcc-pid"];
     fn resolve(name: &str, table: &RccConfig) -> Result<Self, ParamError> {
-        table.validate()?;
-        let i = Self::NAMES.iter().position(|n| *n == name);
         Ok(RccKind {
-            cfg: table.clone(),
-            variant: RccVariant::ALL[i.expect("the registry passes one of NAMES")],
+            cfg: checked(table, RccConfig::validate)?,
+            variant: member(Self::NAMES, &RccVariant::ALL, name),
         })
     }
     fn name(&self) -> &'static str {
@@ -477,6 +475,7 @@ impl CongestionControl for RccSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::flow_ctx;
 
     const BASE_US: u64 = 4;
 
@@ -666,17 +665,7 @@ mod tests {
 
     #[test]
     fn the_sender_follows_the_receivers_window_and_paces_at_w_over_t() {
-        let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(10),
-            pair_rtt: Delta::from_us(8),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(4),
-            mtu: 1000,
-            mtu_wire: 1062,
-        };
+        let ctx = flow_ctx(100, 10, 8, 4);
         let mut s = RccSender::new(&RccConfig::default(), RccVariant::Full, &ctx);
         assert_eq!(s.window(), Some(125_000));
         assert_eq!(s.rate(), Rate::from_gbps(100));

@@ -63,9 +63,28 @@ pub(crate) trait Algorithm: Sized {
     fn receiver(&self) -> Option<ReceiverKind> {
         None
     }
-    /// The lowest rate it may pace at (the property tests check it); `None`: line rate.
+    /// The lowest rate it may pace at, which the property tests check; `None`:
+    /// it always paces at line rate.
     #[cfg(test)]
-    fn min_rate(&self) -> Option<crate::units::Rate>;
+    fn min_rate(&self) -> Option<crate::units::Rate> {
+        None
+    }
+}
+
+/// `table`, if its `validate` passes: what an algorithm whose parameters are
+/// its whole table resolves to.
+pub(crate) fn checked<T: Clone>(
+    table: &T,
+    validate: impl Fn(&T) -> Result<(), ParamError>,
+) -> Result<T, ParamError> {
+    validate(table).map(|()| table.clone())
+}
+
+/// The member of a family that `name` names: `all` lists them in the order of
+/// the family's `names`, and `name` is one of those.
+pub(crate) fn member<T: Copy>(names: &[&str], all: &[T], name: &str) -> T {
+    let i = names.iter().position(|n| *n == name);
+    all[i.expect("the registry resolves only a name of the family")]
 }
 
 /// `match` over every variant of a registry enum, binding each variant's value.

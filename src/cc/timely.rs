@@ -36,7 +36,7 @@
 //! that packet the segment's own serialization, which TIMELY subtracts, is already
 //! excluded. NACKs carry no sample. `rate` stays within `[min_rate, line rate]`.
 
-use super::registry::{Algorithm, ParamError};
+use super::registry::{Algorithm, ParamError, checked};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
@@ -117,7 +117,7 @@ impl Algorithm for TimelyConfig {
     type Table = TimelyConfig;
     const NAMES: &'static [&'static str] = &["timely"];
     fn resolve(_: &str, table: &TimelyConfig) -> Result<Self, ParamError> {
-        table.validate().map(|()| table.clone())
+        checked(table, TimelyConfig::validate)
     }
     fn new_flow(&self, ctx: &FlowCtx) -> Timely {
         Timely::new(self.clone(), ctx)
@@ -225,20 +225,11 @@ impl CongestionControl for Timely {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::flow_ctx;
     use crate::units::SimTime;
 
     fn ctx() -> FlowCtx {
-        FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(5),
-            pair_rtt: Delta::from_us(5),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(2),
-            mtu: 1000,
-            mtu_wire: 1062,
-        }
+        flow_ctx(100, 5, 5, 2)
     }
 
     fn ack(sent_us: u64, now_us: u64, newly: u64) -> AckInfo<'static> {

@@ -135,20 +135,11 @@ impl<C: CongestionControl> CongestionControl for Windowed<C> {
 mod tests {
     use super::*;
     use crate::cc::dcqcn::{Dcqcn, DcqcnConfig};
+    use crate::cc::test_util::flow_ctx;
 
     #[test]
     fn the_window_is_the_rate_times_t_and_follows_rate_cuts() {
-        let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(40),
-            base_rtt: Delta::from_us(10),
-            pair_rtt: Delta::from_us(8),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(4),
-            mtu: 1000,
-            mtu_wire: 1062,
-        };
+        let ctx = flow_ctx(40, 10, 8, 4);
         let mut w = Windowed::new(Dcqcn::new(DcqcnConfig::default(), &ctx), &ctx);
         // 40 Gbps x 10 us = 50 KB.
         assert_eq!(w.window(), Some(50_000));

@@ -209,17 +209,8 @@ impl CongestionControl for HpccRate {
 mod tests {
     use super::super::test_util::{ack, ctx};
     use super::*;
+    use crate::cc::test_util::hop;
     use crate::units::Rate;
-    use crate::units::SimTime;
-
-    fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
-        IntHop {
-            ts: SimTime(ts_ns * 1000),
-            bytes,
-            qlen,
-            rate: Rate::from_gbps(100),
-        }
-    }
 
     fn hpcc() -> HpccRate {
         HpccRate::new(&Ns3CcConfig::default(), &ctx())

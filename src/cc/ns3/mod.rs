@@ -21,7 +21,7 @@ pub mod dctcp;
 pub mod hpcc_rate;
 pub mod timely;
 
-use super::registry::{Algorithm, ParamError};
+use super::registry::{Algorithm, ParamError, member};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::{Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -259,8 +259,7 @@ impl Algorithm for Ns3Kind {
     type Table = Ns3CcConfig;
     const NAMES: &'static [&'static str] = &["dcqcn-ns3", "hpcc-ns3", "timely-ns3", "dctcp-ns3"];
     fn resolve(name: &str, table: &Ns3CcConfig) -> Result<Self, ParamError> {
-        let i = Self::NAMES.iter().position(|n| *n == name);
-        let algo = Ns3Algo::ALL[i.expect("the registry passes one of NAMES")];
+        let algo = member(Self::NAMES, &Ns3Algo::ALL, name);
         table.validate(algo)?;
         Ok(Ns3Kind {
             algo,
