@@ -46,7 +46,7 @@ impl Default for DctcpConfig {
 }
 
 impl DctcpConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         if !(self.g > 0.0 && self.g <= 1.0) {
             return Err(("g".into(), "must be in (0, 1], e.g. 0.0625 (1/16)".into()));
         }
@@ -100,7 +100,7 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(cfg: DctcpConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: DctcpConfig, ctx: &FlowCtx) -> Self {
         let w_init = ctx.line_rate.bytes_in(ctx.base_rtt) as f64;
         let mut d = Dctcp {
             g: cfg.g,
@@ -124,10 +124,12 @@ impl Dctcp {
         self.window = crate::units::round_u64(self.cwnd);
     }
 
-    pub fn alpha(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn alpha(&self) -> f64 {
         self.alpha
     }
-    pub fn cuts(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn cuts(&self) -> u64 {
         self.cuts
     }
 }
@@ -179,7 +181,7 @@ mod tests {
     use crate::units::SimTime;
 
     fn dctcp() -> Dctcp {
-        Dctcp::new(DctcpConfig::default(), &flow_ctx(100, 8, 8, 4))
+        Dctcp::new(DctcpConfig::default(), &flow_ctx(100, 8, 8))
     }
 
     fn ack(seq: u64, snd_nxt: u64, newly: u64, ece: bool) -> AckInfo<'static> {

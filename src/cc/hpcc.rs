@@ -93,7 +93,7 @@ impl Default for HpccConfig {
 }
 
 impl HpccConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         if !(self.eta > 0.0 && self.eta <= 1.0) {
             return Err(("eta".into(), "must be in (0, 1], e.g. 0.95".into()));
         }
@@ -159,7 +159,7 @@ pub struct Hpcc {
 }
 
 impl Hpcc {
-    pub fn new(cfg: HpccConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: HpccConfig, ctx: &FlowCtx) -> Self {
         let t = cfg.t.unwrap_or(ctx.base_rtt);
         let t_s = t.ps() as f64 / PS_PER_S as f64;
         let line_bps = ctx.line_rate.bps_f64();
@@ -191,10 +191,12 @@ impl Hpcc {
         self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
     }
 
-    pub fn utilization(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn utilization(&self) -> f64 {
         self.u
     }
-    pub fn reference_window(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn reference_window(&self) -> f64 {
         self.wc
     }
 
@@ -303,7 +305,7 @@ mod tests {
         let ctx = FlowCtx {
             max_bdp: 125_000,
             pair_bdp: 125_000,
-            ..flow_ctx(100, T_US, T_US, T_US / 2)
+            ..flow_ctx(100, T_US, T_US)
         };
         Hpcc::new(HpccConfig::default(), &ctx)
     }

@@ -37,13 +37,13 @@ use crate::packet::{IntCounter, IntHop};
 use crate::units::{Bytes, Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 
-pub use rcc::{Congestion, RccVariant};
+pub use rcc::Congestion;
 pub use receiver::ReceiverKind;
 use registry::Algorithm;
 
 /// What an ACK (or NACK) tells the sender.
 #[derive(Clone, Copy, Debug)]
-pub struct AckInfo<'a> {
+pub(crate) struct AckInfo<'a> {
     pub now: SimTime,
     /// Cumulative bytes the receiver has (next byte it expects).
     pub seq: u64,
@@ -68,14 +68,14 @@ pub struct AckInfo<'a> {
 
 impl AckInfo<'_> {
     /// Round-trip time sample: from the data packet's departure to this ACK.
-    pub fn rtt(&self) -> Delta {
+    pub(crate) fn rtt(&self) -> Delta {
         self.now.since(self.data_sent_at)
     }
 }
 
 /// Facts about a flow's path that controllers need at creation.
 #[derive(Clone, Copy, Debug)]
-pub struct FlowCtx {
+pub(crate) struct FlowCtx {
     pub now: SimTime,
     /// The sender NIC's line rate.
     pub line_rate: Rate,
@@ -88,17 +88,12 @@ pub struct FlowCtx {
     pub max_bdp: u64,
     /// This flow's bandwidth-delay product (bottleneck x pair RTT), bytes.
     pub pair_bdp: u64,
-    /// This flow's base one-way delay (the data path's propagation plus the
-    /// serialization of a full data packet per link).
-    pub one_way: Delta,
     /// Payload bytes per full packet.
     pub mtu: u32,
-    /// Wire bytes of a full data packet.
-    pub mtu_wire: u32,
 }
 
 /// The sender-side congestion-control interface. Hooks default to no-ops.
-pub trait CongestionControl {
+pub(crate) trait CongestionControl {
     fn on_ack(&mut self, _ack: &AckInfo<'_>) {}
     fn on_cnp(&mut self, _now: SimTime) {}
     /// A data packet of `wire_bytes` was just put on the wire.
@@ -124,7 +119,7 @@ pub trait CongestionControl {
 /// `switch.ecn` defaults): RED `kmin`/`kmax`/`pmax`, optionally scaled by port
 /// rate over `scale_from`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EcnDefaults {
+pub(crate) struct EcnDefaults {
     pub kmin: Bytes,
     pub kmax: Bytes,
     pub pmax: f64,
@@ -180,9 +175,9 @@ pub(crate) mod test_util {
     use crate::units::{Delta, Rate, SimTime};
 
     /// A flow starting at 0 behind a `line_gbps` NIC: control interval `t_us`,
-    /// its own base RTT `pair_rtt_us` and one-way delay `one_way_us`, 1000-byte
-    /// payloads (1062 B on the wire), no bandwidth-delay products.
-    pub fn flow_ctx(line_gbps: u64, t_us: u64, pair_rtt_us: u64, one_way_us: u64) -> FlowCtx {
+    /// its own base RTT `pair_rtt_us`, 1000-byte payloads, no bandwidth-delay
+    /// products.
+    pub fn flow_ctx(line_gbps: u64, t_us: u64, pair_rtt_us: u64) -> FlowCtx {
         FlowCtx {
             now: SimTime::ZERO,
             line_rate: Rate::from_gbps(line_gbps),
@@ -190,9 +185,7 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_us(pair_rtt_us),
             max_bdp: 0,
             pair_bdp: 0,
-            one_way: Delta::from_us(one_way_us),
             mtu: 1000,
-            mtu_wire: 1062,
         }
     }
 

@@ -27,7 +27,7 @@ pub struct NoCc {
 }
 
 impl NoCc {
-    pub fn new(ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(ctx: &FlowCtx) -> Self {
         NoCc {
             line_rate: ctx.line_rate,
         }

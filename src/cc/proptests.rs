@@ -76,7 +76,7 @@ impl Harness {
             // 100 Gbps x 13 us and x 12 us.
             max_bdp: 162_500,
             pair_bdp: 150_000,
-            ..flow_ctx(100, 13, 12, 6)
+            ..flow_ctx(100, 13, 12)
         };
         Harness {
             cc: kind.new_flow(&ctx),
@@ -133,7 +133,7 @@ impl Harness {
                         complete: false,
                         line_rate: self.ctx.line_rate,
                         t: self.ctx.base_rtt,
-                        one_way: self.ctx.one_way,
+                        one_way: Delta::from_us(6), // half the pair RTT
                         base_rtt: self.ctx.pair_rtt,
                     };
                     // The NIC counts every arriving frame before the receiver runs.

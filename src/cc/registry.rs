@@ -144,41 +144,41 @@ macro_rules! congestion_controls {
         }
 
         impl CcKind {
-            pub fn name(&self) -> &'static str {
+            pub(crate) fn name(&self) -> &'static str {
                 registry::each!(CcKind [$($v)*] self, k => k.name())
             }
             /// Whether switches must stamp INT records for this algorithm.
-            pub fn needs_int(&self) -> bool {
+            pub(crate) fn needs_int(&self) -> bool {
                 registry::each!(CcKind [$($v)*] self, k => k.needs_int())
             }
             /// The port counter switches put in INT records for this algorithm.
-            pub fn int_counter(&self) -> IntCounter {
+            pub(crate) fn int_counter(&self) -> IntCounter {
                 registry::each!(CcKind [$($v)*] self, k => k.int_counter())
             }
             /// Whether the algorithm reacts to ECN marks (so switches should mark by default).
-            pub fn uses_ecn(&self) -> bool {
+            pub(crate) fn uses_ecn(&self) -> bool {
                 registry::each!(CcKind [$($v)*] self, k => k.uses_ecn())
             }
             /// Whether a rate change re-spaces the next packet from the last one, when
             /// the scenario does not say (`model.repace_on_rate_change`).
-            pub fn repace_on_rate_change(&self) -> Option<bool> {
+            pub(crate) fn repace_on_rate_change(&self) -> Option<bool> {
                 registry::each!(CcKind [$($v)*] self, k => k.repace_on_rate_change())
             }
             /// A fixed INT area this algorithm puts on data packets instead of the
             /// profile's, when the scenario does not say.
-            pub fn int_bytes(&self) -> Option<u32> {
+            pub(crate) fn int_bytes(&self) -> Option<u32> {
                 registry::each!(CcKind [$($v)*] self, k => k.int_bytes())
             }
             /// The ECN marking this algorithm is evaluated with (the `switch.ecn` defaults).
-            pub fn ecn_defaults(&self) -> EcnDefaults {
+            pub(crate) fn ecn_defaults(&self) -> EcnDefaults {
                 registry::each!(CcKind [$($v)*] self, k => k.ecn_defaults())
             }
             /// The receiver-side controller, if the algorithm has one.
-            pub fn receiver(&self) -> Option<ReceiverKind> {
+            pub(crate) fn receiver(&self) -> Option<ReceiverKind> {
                 registry::each!(CcKind [$($v)*] self, k => k.receiver())
             }
             /// Creates the controller for one new flow.
-            pub fn new_flow(&self, ctx: &FlowCtx) -> Cc {
+            pub(crate) fn new_flow(&self, ctx: &FlowCtx) -> Cc {
                 match self {
                     $(CcKind::$v(k) => Cc::$v(k.new_flow(ctx)),)*
                 }
@@ -190,7 +190,7 @@ macro_rules! congestion_controls {
         }
 
         /// The names `cc.algorithm` accepts.
-        pub const ALGORITHMS: &[&str] = &registry::concat::<
+        pub(crate) const ALGORITHMS: &[&str] = &registry::concat::<
             { 0 $(+ <$kind as Algorithm>::NAMES.len())* },
         >(&[$(<$kind as Algorithm>::NAMES),*]);
 
@@ -264,7 +264,7 @@ macro_rules! congestion_controls {
         impl CcSection {
             /// Resolves the algorithm name with its table's parameters; the error
             /// names the field and what would be valid.
-            pub fn resolve(&self) -> Result<CcKind, (String, String)> {
+            pub(crate) fn resolve(&self) -> Result<CcKind, (String, String)> {
                 let name = self.algorithm.as_str();
                 $(
                     if <$kind as Algorithm>::NAMES.contains(&name) {

@@ -85,7 +85,7 @@ impl Default for TimelyConfig {
 }
 
 impl TimelyConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if self.t_low >= self.t_high {
             return bad("t_low", "must be below t_high, e.g. \"50us\" and \"500us\"");
@@ -148,7 +148,7 @@ pub struct Timely {
 }
 
 impl Timely {
-    pub fn new(cfg: TimelyConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: TimelyConfig, ctx: &FlowCtx) -> Self {
         let line = ctx.line_rate.bps_f64();
         Timely {
             delta: cfg.delta.map_or(line * 1e-3, |d| d.bps_f64()),
@@ -165,16 +165,18 @@ impl Timely {
     }
 
     /// The EWMA of RTT differences over minRTT.
-    pub fn normalized_gradient(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn normalized_gradient(&self) -> f64 {
         self.rtt_diff / self.cfg.min_rtt.as_secs_f64()
     }
     /// Completion events so far.
-    pub fn completion_events(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn completion_events(&self) -> u64 {
         self.events
     }
 
     /// Algorithm 1 for one completion event with RTT `rtt` (seconds).
-    pub fn on_completion(&mut self, rtt: f64) {
+    pub(crate) fn on_completion(&mut self, rtt: f64) {
         let c = &self.cfg;
         self.events += 1;
         let prev = self.prev_rtt.unwrap_or(rtt);
@@ -229,7 +231,7 @@ mod tests {
     use crate::units::SimTime;
 
     fn ctx() -> FlowCtx {
-        flow_ctx(100, 5, 5, 2)
+        flow_ctx(100, 5, 5)
     }
 
     fn ack(sent_us: u64, now_us: u64, newly: u64) -> AckInfo<'static> {

@@ -28,7 +28,7 @@ impl Windowable for TimelyConfig {
 
 /// A "+win" variant: the rate-based algorithm `K`'s parameters, run with the window.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Win<K>(pub K);
+pub struct Win<K>(K);
 
 /// Everything but the name and the window is `K`'s.
 impl<K: Windowable> Algorithm for Win<K> {
@@ -75,8 +75,12 @@ pub struct Windowed<C> {
     window: u64,
 }
 
-impl<C: CongestionControl> Windowed<C> {
-    pub fn new(inner: C, ctx: &FlowCtx) -> Self {
+// The bound is on the functions: `CongestionControl` is the crate's, `Windowed` public.
+impl<C> Windowed<C> {
+    pub(crate) fn new(inner: C, ctx: &FlowCtx) -> Self
+    where
+        C: CongestionControl,
+    {
         let mut w = Windowed {
             inner,
             t: ctx.base_rtt,
@@ -86,12 +90,11 @@ impl<C: CongestionControl> Windowed<C> {
         w
     }
 
-    pub fn inner(&self) -> &C {
-        &self.inner
-    }
-
     #[inline]
-    fn refresh(&mut self) {
+    fn refresh(&mut self)
+    where
+        C: CongestionControl,
+    {
         self.window = self.inner.rate().bytes_in(self.t).max(1);
     }
 }
@@ -139,7 +142,7 @@ mod tests {
 
     #[test]
     fn the_window_is_the_rate_times_t_and_follows_rate_cuts() {
-        let ctx = flow_ctx(40, 10, 8, 4);
+        let ctx = flow_ctx(40, 10, 8);
         let mut w = Windowed::new(Dcqcn::new(DcqcnConfig::default(), &ctx), &ctx);
         // 40 Gbps x 10 us = 50 KB.
         assert_eq!(w.window(), Some(50_000));

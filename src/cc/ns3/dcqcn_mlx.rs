@@ -49,7 +49,7 @@ pub struct DcqcnMlx {
 }
 
 impl DcqcnMlx {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         let qp = Ns3Qp::new(cfg, ctx);
         DcqcnMlx {
             target: qp.max_rate,
@@ -75,10 +75,12 @@ impl DcqcnMlx {
         }
     }
 
-    pub fn alpha(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn alpha(&self) -> f64 {
         self.alpha
     }
-    pub fn target_rate(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn target_rate(&self) -> u64 {
         self.target
     }
 

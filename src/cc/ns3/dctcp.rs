@@ -33,7 +33,7 @@ pub struct DctcpNs3 {
 }
 
 impl DctcpNs3 {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         DctcpNs3 {
             qp: Ns3Qp::new(cfg, ctx),
             g: cfg.ewma_gain,
@@ -50,7 +50,8 @@ impl DctcpNs3 {
         }
     }
 
-    pub fn alpha(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn alpha(&self) -> f64 {
         self.alpha
     }
 }

@@ -55,7 +55,7 @@ pub struct HpccRate {
 }
 
 impl HpccRate {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         let qp = Ns3Qp::new(cfg, ctx);
         let line = qp.max_rate;
         HpccRate {
@@ -81,11 +81,13 @@ impl HpccRate {
     }
 
     /// Ubar, for tests and traces.
-    pub fn utilization(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn utilization(&self) -> f64 {
         self.u
     }
     /// R_c in bit/s.
-    pub fn reference_rate(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn reference_rate(&self) -> u64 {
         self.cur_rate
     }
 

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which ns-3 algorithm (CC_MODE 1, 3, 7, 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ns3Algo {
+pub(crate) enum Ns3Algo {
     Dcqcn,
     Hpcc,
     Timely,
@@ -43,7 +43,7 @@ impl Ns3Algo {
         Ns3Algo::Timely,
         Ns3Algo::Dctcp,
     ];
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         Ns3Kind::NAMES[self as usize]
     }
 }
@@ -130,7 +130,7 @@ impl Default for Ns3CcConfig {
 }
 
 impl Ns3CcConfig {
-    pub fn validate(&self, algo: Ns3Algo) -> Result<(), ParamError> {
+    fn validate(&self, algo: Ns3Algo) -> Result<(), ParamError> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if !(0.0..=1.0).contains(&self.ewma_gain) {
             return bad("ewma_gain", "must be in [0, 1], e.g. 0.00390625 (1/256)");
@@ -161,33 +161,33 @@ impl Ns3CcConfig {
 
 /// `rate x c`, truncated to a whole bit/s (ns-3 `DataRate * double`).
 #[inline]
-pub fn rate_mul(bps: u64, c: f64) -> u64 {
+fn rate_mul(bps: u64, c: f64) -> u64 {
     (bps as f64 * c) as u64
 }
 
 /// `rate / c`, truncated to a whole bit/s (ns-3 `DataRate / double`).
 #[inline]
-pub fn rate_div(bps: u64, c: f64) -> u64 {
+fn rate_div(bps: u64, c: f64) -> u64 {
     (bps as f64 / c) as u64
 }
 
 /// The rate and window state every ns-3 queue pair has (rdma-queue-pair.cc).
 #[derive(Clone, Debug)]
-pub struct Ns3Qp {
+struct Ns3Qp {
     /// `m_rate`, bit/s.
-    pub rate: u64,
+    rate: u64,
     /// `m_max_rate`: the NIC line rate.
-    pub max_rate: u64,
+    max_rate: u64,
     /// `m_win`, bytes; 0 = no window.
-    pub win: u64,
-    pub var_win: bool,
-    pub rate_bound: bool,
+    win: u64,
+    var_win: bool,
+    rate_bound: bool,
     /// `m_baseRtt` in ns (T).
-    pub base_rtt_ns: u64,
+    base_rtt_ns: u64,
 }
 
 impl Ns3Qp {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Ns3Qp {
+    fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Ns3Qp {
         let line = ctx.line_rate.bps();
         let (win, t) = if cfg.global_t {
             (ctx.max_bdp, ctx.base_rtt)
@@ -207,7 +207,7 @@ impl Ns3Qp {
 
     /// `GetWin` / `IsWinBound`: `None` when there is no window.
     #[inline]
-    pub fn window(&self) -> Option<u64> {
+    fn window(&self) -> Option<u64> {
         if self.win == 0 {
             return None;
         }
@@ -220,7 +220,7 @@ impl Ns3Qp {
 
     /// The pacing rate (`UpdateNextAvail`).
     #[inline]
-    pub fn pacing(&self) -> Rate {
+    fn pacing(&self) -> Rate {
         Rate(if self.rate_bound {
             self.rate
         } else {
@@ -250,8 +250,8 @@ use rate_and_window_of_qp;
 /// The configured ns-3 algorithm.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ns3Kind {
-    pub algo: Ns3Algo,
-    pub cfg: Ns3CcConfig,
+    algo: Ns3Algo,
+    cfg: Ns3CcConfig,
 }
 
 impl Algorithm for Ns3Kind {
@@ -363,9 +363,7 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_ns(4160),
             max_bdp: 52_000,
             pair_bdp: 52_000,
-            one_way: Delta::from_ns(2080),
             mtu: 1000,
-            mtu_wire: 1090,
         }
     }
 

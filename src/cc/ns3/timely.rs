@@ -37,7 +37,7 @@ pub struct TimelyNs3 {
 }
 
 impl TimelyNs3 {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         let qp = Ns3Qp::new(cfg, ctx);
         TimelyNs3 {
             cur_rate: qp.max_rate,
