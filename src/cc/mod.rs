@@ -220,6 +220,26 @@ mod tests {
     }
 
     #[test]
+    fn each_table_names_the_algorithms_that_read_it() {
+        assert_eq!(table_of("none"), None);
+        assert_eq!(table_of("dcqcn+win"), Some("dcqcn"));
+        assert_eq!(table_of("rcc-ewa"), Some("rcc"));
+        assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
+        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc"];
+        assert_eq!(
+            tables.map(readers_of),
+            [
+                "dcqcn and dcqcn+win",
+                "hpcc",
+                "the *-ns3 algorithms",
+                "timely and timely+win",
+                "dctcp",
+                "rcc, rcc-sender, rcc-ewa and rcc-pid"
+            ]
+        );
+    }
+
+    #[test]
     fn a_bad_parameter_names_its_table_and_field() {
         let mut s = CcSection {
             algorithm: "timely+win".into(),

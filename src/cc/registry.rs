@@ -26,6 +26,8 @@ pub(crate) trait Algorithm: Sized {
     type Table;
     /// The names `cc.algorithm` accepts for it.
     const NAMES: &'static [&'static str];
+    /// How messages name all its names at once, if not by listing them.
+    const NAMES_AS_ONE: Option<&'static str> = None;
     /// The algorithm `name` (one of [`NAMES`](Self::NAMES)) with the table's parameters,
     /// checked.
     fn resolve(name: &str, table: &Self::Table) -> Result<Self, ParamError>;
@@ -107,6 +109,26 @@ macro_rules! table {
     };
 }
 pub(super) use table;
+
+/// The name of the parameter table an algorithm line reads, if it has one.
+macro_rules! table_name {
+    () => {
+        None
+    };
+    ($table:ident) => {
+        Some(stringify!($table))
+    };
+}
+pub(super) use table_name;
+
+/// `a`, `a and b`, `a, b and c`.
+pub(super) fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
 
 /// The names of every algorithm, in registration order.
 pub(super) const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
@@ -259,6 +281,30 @@ macro_rules! congestion_controls {
                     $($table: Default::default(),)*
                 }
             }
+        }
+
+        /// The `[cc.<table>]` the algorithm `name` reads; `None` if it reads none.
+        pub(crate) fn table_of(name: &str) -> Option<&'static str> {
+            $(
+                if <$kind as Algorithm>::NAMES.contains(&name) {
+                    return registry::table_name!($($from)?);
+                }
+            )*
+            None
+        }
+
+        /// The algorithms that read `[cc.<table>]`, as messages name them.
+        pub(crate) fn readers_of(table: &str) -> String {
+            let mut who: Vec<&str> = Vec::new();
+            $(
+                if registry::table_name!($($from)?) == Some(table) {
+                    match <$kind as Algorithm>::NAMES_AS_ONE {
+                        Some(all) => who.push(all),
+                        None => who.extend(<$kind as Algorithm>::NAMES),
+                    }
+                }
+            )*
+            registry::and_list(&who)
         }
 
         impl CcSection {

@@ -258,6 +258,7 @@ impl Algorithm for Ns3Kind {
     type Flow = Ns3Cc;
     type Table = Ns3CcConfig;
     const NAMES: &'static [&'static str] = &["dcqcn-ns3", "hpcc-ns3", "timely-ns3", "dctcp-ns3"];
+    const NAMES_AS_ONE: Option<&'static str> = Some("the *-ns3 algorithms");
     fn resolve(name: &str, table: &Ns3CcConfig) -> Result<Self, ParamError> {
         let algo = member(Self::NAMES, &Ns3Algo::ALL, name);
         table.validate(algo)?;
