@@ -130,7 +130,7 @@ pub(super) fn and_list(items: &[&str]) -> String {
     }
 }
 
-/// The names of every algorithm, in registration order.
+/// The name lists `parts` one after another (`N` names in all), at compile time.
 pub(super) const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
     let mut out = [""; N];
     let (mut i, mut p) = (0, 0);
