@@ -19,6 +19,7 @@
 //! with alpha = 1 (§3.1, footnote 1). The NP side (CNP at most once per 50 us per
 //! flow) is in the NIC model.
 
+use super::registry::{Algorithm, ParamError, checked};
 use super::{CongestionControl, FlowCtx};
 use crate::units::{Bytes, Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
@@ -60,7 +61,7 @@ impl Default for DcqcnConfig {
 }
 
 impl DcqcnConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if !(self.g > 0.0 && self.g <= 1.0) {
             return bad("g", "must be in (0, 1], e.g. 0.00390625 (1/256)");
@@ -78,6 +79,25 @@ impl DcqcnConfig {
             return bad("min_rate", "must be > 0, e.g. \"100Mbps\"");
         }
         Ok(())
+    }
+}
+
+impl Algorithm for DcqcnConfig {
+    type Flow = Dcqcn;
+    type Table = DcqcnConfig;
+    const NAMES: &'static [&'static str] = &["dcqcn"];
+    fn resolve(_: &str, table: &DcqcnConfig) -> Result<Self, ParamError> {
+        checked(table, DcqcnConfig::validate)
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Dcqcn {
+        Dcqcn::new(self.clone(), ctx)
+    }
+    fn uses_ecn(&self) -> bool {
+        true
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.min_rate)
     }
 }
 
@@ -101,11 +121,10 @@ pub struct Dcqcn {
     bytes: u64,
     /// Next rate-increase timer expiry; `None` before the first cut or at line rate.
     next_increase: Option<SimTime>,
-    cuts: u64,
 }
 
 impl Dcqcn {
-    pub fn new(cfg: DcqcnConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: DcqcnConfig, ctx: &FlowCtx) -> Self {
         let line = ctx.line_rate.bps_f64();
         Dcqcn {
             cfg,
@@ -119,21 +138,18 @@ impl Dcqcn {
             bc_count: 0,
             bytes: 0,
             next_increase: None,
-            cuts: 0,
         }
     }
 
     /// alpha at `now`, with the Eq. (2) decay applied once per whole K since the
     /// last CNP.
-    pub fn alpha_at(&self, now: SimTime) -> f64 {
+    pub(crate) fn alpha_at(&self, now: SimTime) -> f64 {
         let periods = now.since(self.alpha_ref).ps() / self.cfg.alpha_timer.ps();
         self.alpha * (1.0 - self.cfg.g).powi(periods.min(i32::MAX as u64) as i32)
     }
-    pub fn target_rate(&self) -> Rate {
+    #[cfg(test)]
+    pub(crate) fn target_rate(&self) -> Rate {
         Rate::from_bps_f64(self.rt)
-    }
-    pub fn cuts(&self) -> u64 {
-        self.cuts
     }
 
     fn increase(&mut self) {
@@ -173,7 +189,6 @@ impl CongestionControl for Dcqcn {
         self.bc_count = 0;
         self.bytes = 0;
         self.next_increase = Some(now + self.cfg.timer);
-        self.cuts += 1;
     }
 
     fn on_send(&mut self, _now: SimTime, wire_bytes: u64) {
@@ -220,19 +235,10 @@ impl CongestionControl for Dcqcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::flow_ctx;
 
     fn ctx(line_gbps: u64) -> FlowCtx {
-        FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(line_gbps),
-            base_rtt: Delta::from_us(5),
-            pair_rtt: Delta::from_us(5),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(2),
-            mtu: 1000,
-            mtu_wire: 1062,
-        }
+        flow_ctx(line_gbps, 5, 5)
     }
 
     #[test]

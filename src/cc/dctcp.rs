@@ -22,8 +22,9 @@
 //! a window above one BDP is what builds the queue to K), and the NIC does not pace
 //! (rate = line rate): DCTCP is ACK-clocked.
 
-use super::{AckInfo, CongestionControl, FlowCtx};
-use crate::units::Rate;
+use super::registry::{Algorithm, ParamError, checked};
+use super::{AckInfo, CongestionControl, EcnDefaults, FlowCtx};
+use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,7 +46,7 @@ impl Default for DctcpConfig {
 }
 
 impl DctcpConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         if !(self.g > 0.0 && self.g <= 1.0) {
             return Err(("g".into(), "must be in (0, 1], e.g. 0.0625 (1/16)".into()));
         }
@@ -53,6 +54,30 @@ impl DctcpConfig {
             return Err(("alpha_init".into(), "must be in [0, 1], e.g. 1".into()));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for DctcpConfig {
+    type Flow = Dctcp;
+    type Table = DctcpConfig;
+    const NAMES: &'static [&'static str] = &["dctcp"];
+    fn resolve(_: &str, table: &DctcpConfig) -> Result<Self, ParamError> {
+        checked(table, DctcpConfig::validate)
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Dctcp {
+        Dctcp::new(self.clone(), ctx)
+    }
+    fn uses_ecn(&self) -> bool {
+        true
+    }
+    /// Step marking at K = 30 KB x rate / 10 Gbps (HPCC §5.1, after DCTCP §3.4).
+    fn ecn_defaults(&self) -> EcnDefaults {
+        EcnDefaults {
+            kmin: Bytes(30_000),
+            kmax: Bytes(30_000),
+            pmax: 1.0,
+            scale_from: Some(Rate::from_gbps(10)),
+        }
     }
 }
 
@@ -75,7 +100,7 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(cfg: DctcpConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: DctcpConfig, ctx: &FlowCtx) -> Self {
         let w_init = ctx.line_rate.bytes_in(ctx.base_rtt) as f64;
         let mut d = Dctcp {
             g: cfg.g,
@@ -99,10 +124,12 @@ impl Dctcp {
         self.window = crate::units::round_u64(self.cwnd);
     }
 
-    pub fn alpha(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn alpha(&self) -> f64 {
         self.alpha
     }
-    pub fn cuts(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn cuts(&self) -> u64 {
         self.cuts
     }
 }
@@ -150,21 +177,11 @@ impl CongestionControl for Dctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::{Delta, SimTime};
+    use crate::cc::test_util::flow_ctx;
+    use crate::units::SimTime;
 
     fn dctcp() -> Dctcp {
-        let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(8),
-            pair_rtt: Delta::from_us(8),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(4),
-            mtu: 1000,
-            mtu_wire: 1062,
-        };
-        Dctcp::new(DctcpConfig::default(), &ctx)
+        Dctcp::new(DctcpConfig::default(), &flow_ctx(100, 8, 8))
     }
 
     fn ack(seq: u64, snd_nxt: u64, newly: u64, ece: bool) -> AckInfo<'static> {

@@ -31,8 +31,9 @@
 //!   switches then put the port's received bytes in the INT records' byte
 //!   counter (`CcKind::int_counter`), so Eq. (2) reads whichever it is given.
 
+use super::registry::{Algorithm, ParamError, checked};
 use super::{AckInfo, CongestionControl, FlowCtx};
-use crate::packet::{IntHop, MAX_INT_HOPS};
+use crate::packet::{IntCounter, IntHop, MAX_INT_HOPS};
 use crate::units::{Bytes, Delta, PS_PER_S, Rate};
 use serde::{Deserialize, Serialize};
 
@@ -92,7 +93,7 @@ impl Default for HpccConfig {
 }
 
 impl HpccConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         if !(self.eta > 0.0 && self.eta <= 1.0) {
             return Err(("eta".into(), "must be in (0, 1], e.g. 0.95".into()));
         }
@@ -105,6 +106,32 @@ impl HpccConfig {
             return Err(("min_rate".into(), "must be > 0, e.g. \"100Mbps\"".into()));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for HpccConfig {
+    type Flow = Hpcc;
+    type Table = HpccConfig;
+    const NAMES: &'static [&'static str] = &["hpcc"];
+    fn resolve(_: &str, table: &HpccConfig) -> Result<Self, ParamError> {
+        checked(table, HpccConfig::validate)
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Hpcc {
+        Hpcc::new(self.clone(), ctx)
+    }
+    fn needs_int(&self) -> bool {
+        true
+    }
+    /// The received bytes for the rxRate variant (§3.4), else the sent bytes.
+    fn int_counter(&self) -> IntCounter {
+        match self.rate_signal {
+            RateSignal::Rx => IntCounter::Rx,
+            RateSignal::Tx => IntCounter::Tx,
+        }
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.min_rate)
     }
 }
 
@@ -132,7 +159,7 @@ pub struct Hpcc {
 }
 
 impl Hpcc {
-    pub fn new(cfg: HpccConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: HpccConfig, ctx: &FlowCtx) -> Self {
         let t = cfg.t.unwrap_or(ctx.base_rtt);
         let t_s = t.ps() as f64 / PS_PER_S as f64;
         let line_bps = ctx.line_rate.bps_f64();
@@ -164,10 +191,12 @@ impl Hpcc {
         self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
     }
 
-    pub fn utilization(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn utilization(&self) -> f64 {
         self.u
     }
-    pub fn reference_window(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn reference_window(&self) -> f64 {
         self.wc
     }
 
@@ -266,6 +295,7 @@ impl CongestionControl for Hpcc {
 mod tests {
     use super::*;
     use crate::cc::CcKind;
+    use crate::cc::test_util::{flow_ctx, hop};
     use crate::packet::IntCounter;
     use crate::units::SimTime;
 
@@ -273,15 +303,9 @@ mod tests {
 
     fn hpcc() -> Hpcc {
         let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(T_US),
-            pair_rtt: Delta::from_us(T_US),
             max_bdp: 125_000,
             pair_bdp: 125_000,
-            one_way: Delta::from_us(T_US / 2),
-            mtu: 1000,
-            mtu_wire: 1062,
+            ..flow_ctx(100, T_US, T_US)
         };
         Hpcc::new(HpccConfig::default(), &ctx)
     }
@@ -290,15 +314,6 @@ mod tests {
         let mut h = hpcc();
         h.cfg = cfg;
         h
-    }
-
-    fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
-        IntHop {
-            ts: SimTime(ts_ns * 1000),
-            bytes,
-            qlen,
-            rate: Rate::from_gbps(100),
-        }
     }
 
     fn ack(seq: u64, snd_nxt: u64, hops: &[IntHop]) -> AckInfo<'_> {

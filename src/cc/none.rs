@@ -1,8 +1,25 @@
 //! `none`: no congestion control. Every flow sends at line rate and only PFC
 //! (or loss recovery, when PFC is off) limits it.
 
+use super::registry::{Algorithm, ParamError};
 use super::{CongestionControl, FlowCtx};
 use crate::units::Rate;
+
+/// `none` has no parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoCcConfig;
+
+impl Algorithm for NoCcConfig {
+    type Flow = NoCc;
+    type Table = ();
+    const NAMES: &'static [&'static str] = &["none"];
+    fn resolve(_: &str, _: &()) -> Result<Self, ParamError> {
+        Ok(NoCcConfig)
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> NoCc {
+        NoCc::new(ctx)
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct NoCc {
@@ -10,7 +27,7 @@ pub struct NoCc {
 }
 
 impl NoCc {
-    pub fn new(ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(ctx: &FlowCtx) -> Self {
         NoCc {
             line_rate: ctx.line_rate,
         }

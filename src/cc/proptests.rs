@@ -6,6 +6,7 @@
 //! for the RCC variants, so the whole receiver-to-sender path is exercised.
 
 use super::receiver::{ReceiverControl, RxCtl, RxEvent};
+use super::test_util::flow_ctx;
 use super::*;
 use crate::cc::rx_nic::RxNicState;
 use crate::packet::{IntCounter, IntHop};
@@ -50,14 +51,7 @@ fn kinds() -> Vec<(CcKind, Rate)> {
                 ..CcSection::default()
             };
             let k = s.resolve().expect("defaults are valid");
-            let floor = match &k {
-                CcKind::None | CcKind::Dctcp(_) => Rate::from_gbps(100),
-                CcKind::Dcqcn(c) | CcKind::DcqcnWin(c) => c.min_rate,
-                CcKind::Hpcc(c) => c.min_rate,
-                CcKind::Timely(c) | CcKind::TimelyWin(c) => c.min_rate,
-                CcKind::Rcc(c, _) => c.min_rate,
-                CcKind::Ns3(k) => k.cfg.min_rate,
-            };
+            let floor = k.min_rate().unwrap_or(Rate::from_gbps(100));
             (k, floor)
         })
         .collect()
@@ -79,16 +73,10 @@ struct Harness {
 impl Harness {
     fn new(kind: CcKind) -> Self {
         let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(13),
-            pair_rtt: Delta::from_us(12),
             // 100 Gbps x 13 us and x 12 us.
             max_bdp: 162_500,
             pair_bdp: 150_000,
-            one_way: Delta::from_us(6),
-            mtu: 1000,
-            mtu_wire: 1062,
+            ..flow_ctx(100, 13, 12)
         };
         Harness {
             cc: kind.new_flow(&ctx),
@@ -145,7 +133,7 @@ impl Harness {
                         complete: false,
                         line_rate: self.ctx.line_rate,
                         t: self.ctx.base_rtt,
-                        one_way: self.ctx.one_way,
+                        one_way: Delta::from_us(6), // half the pair RTT
                         base_rtt: self.ctx.pair_rtt,
                     };
                     // The NIC counts every arriving frame before the receiver runs.

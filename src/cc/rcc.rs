@@ -49,7 +49,8 @@
 //! last hop is busy); `rcc-ewa` is EWA only; `rcc-pid` is PID only (no fair share:
 //! the cap is the line-rate window and every detected congestion goes to PID).
 
-use super::{AckInfo, CongestionControl, FlowCtx};
+use super::registry::{Algorithm, ParamError, checked, member};
+use super::{AckInfo, CongestionControl, FlowCtx, ReceiverKind};
 use crate::units::{Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +97,7 @@ impl Default for RccConfig {
 }
 
 impl RccConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if self.n == 0 {
             return bad("n", "must be >= 1 consecutive samples, e.g. 3");
@@ -123,12 +124,12 @@ impl RccConfig {
     }
 
     /// `K_p` of Eq. (4): `kp` if given, else the named `gains`.
-    pub fn kp(&self) -> f64 {
+    pub(crate) fn kp(&self) -> f64 {
         self.kp.unwrap_or(self.gains.kp_kd().0)
     }
 
     /// `K_d` of Eq. (4): `kd` if given, else the named `gains`.
-    pub fn kd(&self) -> f64 {
+    pub(crate) fn kd(&self) -> f64 {
         self.kd.unwrap_or(self.gains.kp_kd().1)
     }
 }
@@ -152,7 +153,7 @@ pub enum RccGains {
 
 impl RccGains {
     /// `(K_p, K_d)`.
-    pub fn kp_kd(self) -> (f64, f64) {
+    pub(crate) fn kp_kd(self) -> (f64, f64) {
         match self {
             RccGains::PaperEval => (1e4, 1e5),
             RccGains::Deployment => (16.0, 7e3),
@@ -162,7 +163,7 @@ impl RccGains {
 
 /// The PID's window floor `min_rate x T`, in (fractional) bytes (capped at the
 /// fair share where it is applied).
-pub fn min_window(cfg: &RccConfig, t: Delta) -> f64 {
+pub(crate) fn min_window(cfg: &RccConfig, t: Delta) -> f64 {
     (cfg.min_rate.bps_f64() / 8.0 * t.as_secs_f64()).max(1.0)
 }
 
@@ -177,6 +178,48 @@ pub enum RccVariant {
     Ewa,
     /// `rcc-pid`: PID only, capped by the line-rate window.
     Pid,
+}
+
+impl RccVariant {
+    pub(crate) const ALL: [RccVariant; 4] = [
+        RccVariant::Full,
+        RccVariant::Sender,
+        RccVariant::Ewa,
+        RccVariant::Pid,
+    ];
+}
+
+/// `rcc` and its variants: the `[cc.rcc]` parameters and which variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RccKind {
+    cfg: RccConfig,
+    variant: RccVariant,
+}
+
+impl Algorithm for RccKind {
+    type Flow = RccSender;
+    type Table = RccConfig;
+    /// In the order of [`RccVariant::ALL`].
+    const NAMES: &'static [&'static str] = &["rcc", "rcc-sender", "rcc-ewa", "rcc-pid"];
+    fn resolve(name: &str, table: &RccConfig) -> Result<Self, ParamError> {
+        Ok(RccKind {
+            cfg: checked(table, RccConfig::validate)?,
+            variant: member(Self::NAMES, &RccVariant::ALL, name),
+        })
+    }
+    fn name(&self) -> &'static str {
+        Self::NAMES[self.variant as usize]
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> RccSender {
+        RccSender::new(&self.cfg, self.variant, ctx)
+    }
+    fn receiver(&self) -> Option<ReceiverKind> {
+        Some(ReceiverKind::Rcc(self.cfg.clone(), self.variant))
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.cfg.min_rate)
+    }
 }
 
 /// How the controller last classified the flow's congestion (RCC Fig. 15's flags).
@@ -195,7 +238,7 @@ pub enum Congestion {
 
 /// Congestion detection and the PID controller, on delay samples in seconds.
 #[derive(Clone, Debug)]
-pub struct RccCore {
+pub(crate) struct RccCore {
     n: u32,
     threshold: f64,
     target: f64,
@@ -212,13 +255,18 @@ pub struct RccCore {
     next_update: SimTime,
     w: f64,
     class: Congestion,
-    pid_steps: u64,
 }
 
 impl RccCore {
     /// `base`: the delay without queueing; `w_init`: the window before any
     /// decision; `w_min`: the floor.
-    pub fn new(cfg: &RccConfig, base: Delta, interval: Delta, w_init: f64, w_min: f64) -> Self {
+    pub(crate) fn new(
+        cfg: &RccConfig,
+        base: Delta,
+        interval: Delta,
+        w_init: f64,
+        w_min: f64,
+    ) -> Self {
         let b = base.as_secs_f64();
         RccCore {
             n: cfg.n,
@@ -236,7 +284,6 @@ impl RccCore {
             next_update: SimTime::ZERO,
             w: w_init.max(w_min),
             class: Congestion::Unknown,
-            pid_steps: 0,
         }
     }
 
@@ -244,7 +291,7 @@ impl RccCore {
     /// (bytes) and whether the receiver's last hop is busy; returns the window.
     /// The delay-driven parts (Eq. 1 detection, the PID) take one sample per RTT;
     /// the fair share and the cap apply to every packet.
-    pub fn on_sample(
+    pub(crate) fn on_sample(
         &mut self,
         now: SimTime,
         delay: f64,
@@ -318,7 +365,6 @@ impl RccCore {
         let e_prev = prev.map_or(0.0, |d| d - self.target);
         self.u += self.kp * e + self.kd * (e - e_prev);
         self.w = (self.w * (1.0 - self.u.tanh())).clamp(floor, cap);
-        self.pid_steps += 1;
         if self.w >= cap && self.u < 0.0 {
             self.u = 0.0; // anti-windup at the fair share
         }
@@ -327,20 +373,20 @@ impl RccCore {
         }
     }
 
-    pub fn window(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn window(&self) -> f64 {
         self.w
     }
-    pub fn in_pid(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn in_pid(&self) -> bool {
         self.in_pid
     }
-    pub fn class(&self) -> Congestion {
+    pub(crate) fn class(&self) -> Congestion {
         self.class
     }
-    pub fn control_factor(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn control_factor(&self) -> f64 {
         self.u
-    }
-    pub fn pid_steps(&self) -> u64 {
-        self.pid_steps
     }
 }
 
@@ -358,7 +404,7 @@ pub struct RccSender {
 }
 
 impl RccSender {
-    pub fn new(cfg: &RccConfig, variant: RccVariant, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &RccConfig, variant: RccVariant, ctx: &FlowCtx) -> Self {
         let t = ctx.base_rtt;
         let w_max = ctx.line_rate.bytes_in(t) as f64;
         let w_min = min_window(cfg, t).min(w_max);
@@ -384,10 +430,6 @@ impl RccSender {
         let w = w.clamp(1.0, self.w_max);
         self.window = w.round().max(1.0) as u64;
         self.pacing = Rate::from_bps_f64((w * 8.0 / self.t_s).min(self.line_bps));
-    }
-
-    pub fn core(&self) -> Option<&RccCore> {
-        self.core.as_deref()
     }
 }
 
@@ -432,6 +474,7 @@ impl CongestionControl for RccSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::flow_ctx;
 
     const BASE_US: u64 = 4;
 
@@ -621,17 +664,7 @@ mod tests {
 
     #[test]
     fn the_sender_follows_the_receivers_window_and_paces_at_w_over_t() {
-        let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(10),
-            pair_rtt: Delta::from_us(8),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(4),
-            mtu: 1000,
-            mtu_wire: 1062,
-        };
+        let ctx = flow_ctx(100, 10, 8);
         let mut s = RccSender::new(&RccConfig::default(), RccVariant::Full, &ctx);
         assert_eq!(s.window(), Some(125_000));
         assert_eq!(s.rate(), Rate::from_gbps(100));

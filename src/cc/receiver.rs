@@ -87,12 +87,6 @@ pub struct RccRx {
     finished: bool,
 }
 
-impl RccRx {
-    pub fn core(&self) -> &RccCore {
-        &self.core
-    }
-}
-
 impl ReceiverControl for ReceiverKind {
     fn on_data(&self, flow: &mut RxCtl, nic: &mut RxNicState, ev: &RxEvent) -> RxFeedback {
         let ReceiverKind::Rcc(cfg, variant) = self;

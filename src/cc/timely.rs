@@ -36,6 +36,7 @@
 //! that packet the segment's own serialization, which TIMELY subtracts, is already
 //! excluded. NACKs carry no sample. `rate` stays within `[min_rate, line rate]`.
 
+use super::registry::{Algorithm, ParamError, checked};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::{Bytes, Delta, Rate};
 use serde::{Deserialize, Serialize};
@@ -84,7 +85,7 @@ impl Default for TimelyConfig {
 }
 
 impl TimelyConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if self.t_low >= self.t_high {
             return bad("t_low", "must be below t_high, e.g. \"50us\" and \"500us\"");
@@ -111,6 +112,22 @@ impl TimelyConfig {
     }
 }
 
+impl Algorithm for TimelyConfig {
+    type Flow = Timely;
+    type Table = TimelyConfig;
+    const NAMES: &'static [&'static str] = &["timely"];
+    fn resolve(_: &str, table: &TimelyConfig) -> Result<Self, ParamError> {
+        checked(table, TimelyConfig::validate)
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Timely {
+        Timely::new(self.clone(), ctx)
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.min_rate)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Timely {
     cfg: TimelyConfig,
@@ -131,7 +148,7 @@ pub struct Timely {
 }
 
 impl Timely {
-    pub fn new(cfg: TimelyConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: TimelyConfig, ctx: &FlowCtx) -> Self {
         let line = ctx.line_rate.bps_f64();
         Timely {
             delta: cfg.delta.map_or(line * 1e-3, |d| d.bps_f64()),
@@ -148,16 +165,18 @@ impl Timely {
     }
 
     /// The EWMA of RTT differences over minRTT.
-    pub fn normalized_gradient(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn normalized_gradient(&self) -> f64 {
         self.rtt_diff / self.cfg.min_rtt.as_secs_f64()
     }
     /// Completion events so far.
-    pub fn completion_events(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn completion_events(&self) -> u64 {
         self.events
     }
 
     /// Algorithm 1 for one completion event with RTT `rtt` (seconds).
-    pub fn on_completion(&mut self, rtt: f64) {
+    pub(crate) fn on_completion(&mut self, rtt: f64) {
         let c = &self.cfg;
         self.events += 1;
         let prev = self.prev_rtt.unwrap_or(rtt);
@@ -208,20 +227,11 @@ impl CongestionControl for Timely {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::flow_ctx;
     use crate::units::SimTime;
 
     fn ctx() -> FlowCtx {
-        FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(100),
-            base_rtt: Delta::from_us(5),
-            pair_rtt: Delta::from_us(5),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(2),
-            mtu: 1000,
-            mtu_wire: 1062,
-        }
+        flow_ctx(100, 5, 5)
     }
 
     fn ack(sent_us: u64, now_us: u64, newly: u64) -> AckInfo<'static> {

@@ -6,8 +6,67 @@
 //! slows a flow whose feedback is on time: `W/T = R`. The window is recomputed after
 //! every hook that can change the rate.
 
-use super::{AckInfo, CongestionControl, FlowCtx};
+use super::dcqcn::DcqcnConfig;
+use super::registry::{Algorithm, ParamError};
+use super::timely::TimelyConfig;
+use super::{AckInfo, CongestionControl, EcnDefaults, FlowCtx, ReceiverKind};
+use crate::packet::IntCounter;
 use crate::units::{Delta, Rate, SimTime};
+
+/// A rate-based algorithm that also runs with the window, and that variant's name.
+pub(crate) trait Windowable: Algorithm {
+    const WIN_NAME: &'static str;
+}
+
+impl Windowable for DcqcnConfig {
+    const WIN_NAME: &'static str = "dcqcn+win";
+}
+
+impl Windowable for TimelyConfig {
+    const WIN_NAME: &'static str = "timely+win";
+}
+
+/// A "+win" variant: the rate-based algorithm `K`'s parameters, run with the window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Win<K>(K);
+
+/// Everything but the name and the window is `K`'s.
+impl<K: Windowable> Algorithm for Win<K> {
+    type Flow = Windowed<K::Flow>;
+    type Table = K::Table;
+    const NAMES: &'static [&'static str] = &[K::WIN_NAME];
+    fn resolve(_: &str, table: &K::Table) -> Result<Self, ParamError> {
+        K::resolve(K::NAMES[0], table).map(Win)
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Self::Flow {
+        Windowed::new(self.0.new_flow(ctx), ctx)
+    }
+    fn needs_int(&self) -> bool {
+        self.0.needs_int()
+    }
+    fn int_counter(&self) -> IntCounter {
+        self.0.int_counter()
+    }
+    fn uses_ecn(&self) -> bool {
+        self.0.uses_ecn()
+    }
+    fn ecn_defaults(&self) -> EcnDefaults {
+        self.0.ecn_defaults()
+    }
+    fn repace_on_rate_change(&self) -> Option<bool> {
+        self.0.repace_on_rate_change()
+    }
+    fn int_bytes(&self) -> Option<u32> {
+        self.0.int_bytes()
+    }
+    fn receiver(&self) -> Option<ReceiverKind> {
+        self.0.receiver()
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        self.0.min_rate()
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Windowed<C> {
@@ -16,8 +75,12 @@ pub struct Windowed<C> {
     window: u64,
 }
 
-impl<C: CongestionControl> Windowed<C> {
-    pub fn new(inner: C, ctx: &FlowCtx) -> Self {
+// The bound is on the functions: `CongestionControl` is the crate's, `Windowed` public.
+impl<C> Windowed<C> {
+    pub(crate) fn new(inner: C, ctx: &FlowCtx) -> Self
+    where
+        C: CongestionControl,
+    {
         let mut w = Windowed {
             inner,
             t: ctx.base_rtt,
@@ -27,12 +90,11 @@ impl<C: CongestionControl> Windowed<C> {
         w
     }
 
-    pub fn inner(&self) -> &C {
-        &self.inner
-    }
-
     #[inline]
-    fn refresh(&mut self) {
+    fn refresh(&mut self)
+    where
+        C: CongestionControl,
+    {
         self.window = self.inner.rate().bytes_in(self.t).max(1);
     }
 }
@@ -76,20 +138,11 @@ impl<C: CongestionControl> CongestionControl for Windowed<C> {
 mod tests {
     use super::*;
     use crate::cc::dcqcn::{Dcqcn, DcqcnConfig};
+    use crate::cc::test_util::flow_ctx;
 
     #[test]
     fn the_window_is_the_rate_times_t_and_follows_rate_cuts() {
-        let ctx = FlowCtx {
-            now: SimTime::ZERO,
-            line_rate: Rate::from_gbps(40),
-            base_rtt: Delta::from_us(10),
-            pair_rtt: Delta::from_us(8),
-            max_bdp: 0,
-            pair_bdp: 0,
-            one_way: Delta::from_us(4),
-            mtu: 1000,
-            mtu_wire: 1062,
-        };
+        let ctx = flow_ctx(40, 10, 8);
         let mut w = Windowed::new(Dcqcn::new(DcqcnConfig::default(), &ctx), &ctx);
         // 40 Gbps x 10 us = 50 KB.
         assert_eq!(w.window(), Some(50_000));

@@ -47,19 +47,6 @@ fn rto_warning(cfg: &RunConfig) -> Option<String> {
     })
 }
 
-/// The `[cc.X]` table each algorithm reads.
-fn cc_table_of(algorithm: &str) -> &'static str {
-    match algorithm {
-        "dcqcn" | "dcqcn+win" => "dcqcn",
-        "hpcc" => "hpcc",
-        "timely" | "timely+win" => "timely",
-        "dctcp" => "dctcp",
-        a if a.starts_with("rcc") => "rcc",
-        a if a.ends_with("-ns3") => "ns3",
-        _ => "",
-    }
-}
-
 /// `[cc.X]` tables the chosen algorithm does not read (from the effective
 /// scenario's text): their settings change nothing.
 fn unused_cc_tables(cfg: &RunConfig) -> Vec<String> {
@@ -73,16 +60,11 @@ fn unused_cc_tables(cfg: &RunConfig) -> Vec<String> {
         .get("algorithm")
         .and_then(toml::Value::as_str)
         .unwrap_or("none");
-    let used = cc_table_of(algorithm);
+    let used = crate::cc::table_of(algorithm);
     cc.iter()
-        .filter(|(k, v)| v.is_table() && k.as_str() != used)
+        .filter(|(k, v)| v.is_table() && Some(k.as_str()) != used)
         .map(|(k, _)| {
-            let readers = match k.as_str() {
-                "ns3" => "the *-ns3 algorithms".to_string(),
-                "rcc" => "rcc, rcc-sender, rcc-ewa and rcc-pid".to_string(),
-                "dcqcn" | "timely" => format!("{k} and {k}+win"),
-                _ => k.clone(),
-            };
+            let readers = crate::cc::readers_of(k);
             format!(
                 "{}: cc.{k}: ignored: cc.algorithm = \"{algorithm}\" does not read it ([cc.{k}] \
                  is for {readers}; remove it or change cc.algorithm)",

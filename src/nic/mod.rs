@@ -317,9 +317,7 @@ impl Nic {
             pair_rtt: f.pair_rtt,
             max_bdp: cfg.max_bdp,
             pair_bdp: f.pair_bdp,
-            one_way: f.one_way,
             mtu: cfg.plan.mtu,
-            mtu_wire: cfg.mtu_wire,
         }
     }
 }

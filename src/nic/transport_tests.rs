@@ -37,11 +37,13 @@ fn sender(size: u64) -> SendQp {
         pair_rtt: Delta::from_us(5),
         max_bdp: 62_500,
         pair_bdp: 62_500,
-        one_way: Delta::from_us(2),
         mtu: MTU as u32,
-        mtu_wire: MTU as u32 + 62,
     };
-    SendQp::new(size, CcKind::None.new_flow(&ctx), SimTime::ZERO)
+    SendQp::new(
+        size,
+        CcKind::None(crate::cc::none::NoCcConfig).new_flow(&ctx),
+        SimTime::ZERO,
+    )
 }
 
 /// The receiver as the NIC drives it: the in-order counter restarts when an

@@ -17,9 +17,9 @@
 //! directly (the next packet's spacing is not recomputed). Timers due at the same
 //! instant fire in the order they were scheduled, as ns-3's event list runs them.
 
-use super::{Ns3CcConfig, Ns3Qp, rate_mul};
+use super::{Ns3CcConfig, Ns3Qp, rate_and_window_of_qp, rate_mul};
 use crate::cc::{CongestionControl, FlowCtx};
-use crate::units::{Delta, Rate, SimTime};
+use crate::units::{Delta, SimTime};
 
 const ALPHA: usize = 0;
 const DECREASE: usize = 1;
@@ -49,7 +49,7 @@ pub struct DcqcnMlx {
 }
 
 impl DcqcnMlx {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         let qp = Ns3Qp::new(cfg, ctx);
         DcqcnMlx {
             target: qp.max_rate,
@@ -75,10 +75,12 @@ impl DcqcnMlx {
         }
     }
 
-    pub fn alpha(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn alpha(&self) -> f64 {
         self.alpha
     }
-    pub fn target_rate(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn target_rate(&self) -> u64 {
         self.target
     }
 
@@ -159,21 +161,14 @@ impl CongestionControl for DcqcnMlx {
         self.timers.iter().flatten().map(|t| t.0).min()
     }
 
-    #[inline]
-    fn rate(&self) -> Rate {
-        self.qp.pacing()
-    }
-
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        self.qp.window()
-    }
+    rate_and_window_of_qp!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::ctx;
     use super::*;
+    use crate::units::Rate;
 
     fn us(x: u64) -> SimTime {
         SimTime(x * 1_000_000)

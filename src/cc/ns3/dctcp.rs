@@ -11,9 +11,9 @@
 //! Outside CWR each new batch adds DCTCP_RATE_AI (capped at line rate). The rate
 //! is assigned directly (no re-spacing).
 
-use super::{Ns3CcConfig, Ns3Qp, rate_mul};
+use super::{Ns3CcConfig, Ns3Qp, rate_and_window_of_qp, rate_mul};
 use crate::cc::{AckInfo, CongestionControl, FlowCtx};
-use crate::units::{Rate, SimTime};
+use crate::units::SimTime;
 
 #[derive(Clone, Debug)]
 pub struct DctcpNs3 {
@@ -33,7 +33,7 @@ pub struct DctcpNs3 {
 }
 
 impl DctcpNs3 {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         DctcpNs3 {
             qp: Ns3Qp::new(cfg, ctx),
             g: cfg.ewma_gain,
@@ -50,7 +50,8 @@ impl DctcpNs3 {
         }
     }
 
-    pub fn alpha(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn alpha(&self) -> f64 {
         self.alpha
     }
 }
@@ -93,21 +94,14 @@ impl CongestionControl for DctcpNs3 {
         }
     }
 
-    #[inline]
-    fn rate(&self) -> Rate {
-        self.qp.pacing()
-    }
-
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        self.qp.window()
-    }
+    rate_and_window_of_qp!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::{ack, ctx};
     use super::*;
+    use crate::units::Rate;
 
     #[test]
     fn a_marked_ack_halves_the_rate_once_per_window_with_alpha_one() {

@@ -20,10 +20,9 @@
 //! line`, see [`super::Ns3Qp`]). `ChangeRate` re-spaces the next packet, which
 //! the NIC does for this algorithm (`CcKind::repace_on_rate_change`).
 
-use super::{Ns3CcConfig, Ns3Qp, rate_div};
+use super::{Ns3CcConfig, Ns3Qp, rate_and_window_of_qp, rate_div};
 use crate::cc::{AckInfo, CongestionControl, FlowCtx};
 use crate::packet::{IntHop, MAX_INT_HOPS};
-use crate::units::Rate;
 
 /// INT time fields are 24 bits wide (int-header.h).
 const TIME_MASK: u64 = (1 << 24) - 1;
@@ -56,7 +55,7 @@ pub struct HpccRate {
 }
 
 impl HpccRate {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         let qp = Ns3Qp::new(cfg, ctx);
         let line = qp.max_rate;
         HpccRate {
@@ -82,11 +81,13 @@ impl HpccRate {
     }
 
     /// Ubar, for tests and traces.
-    pub fn utilization(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn utilization(&self) -> f64 {
         self.u
     }
     /// R_c in bit/s.
-    pub fn reference_rate(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn reference_rate(&self) -> u64 {
         self.cur_rate
     }
 
@@ -203,31 +204,15 @@ impl CongestionControl for HpccRate {
         }
     }
 
-    #[inline]
-    fn rate(&self) -> Rate {
-        self.qp.pacing()
-    }
-
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        self.qp.window()
-    }
+    rate_and_window_of_qp!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::{ack, ctx};
     use super::*;
-    use crate::units::SimTime;
-
-    fn hop(ts_ns: u64, bytes: u64, qlen: u64) -> IntHop {
-        IntHop {
-            ts: SimTime(ts_ns * 1000),
-            bytes,
-            qlen,
-            rate: Rate::from_gbps(100),
-        }
-    }
+    use crate::cc::test_util::hop;
+    use crate::units::Rate;
 
     fn hpcc() -> HpccRate {
         HpccRate::new(&Ns3CcConfig::default(), &ctx())

@@ -21,13 +21,14 @@ pub mod dctcp;
 pub mod hpcc_rate;
 pub mod timely;
 
+use super::registry::{Algorithm, ParamError, member};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::units::{Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Which ns-3 algorithm (CC_MODE 1, 3, 7, 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ns3Algo {
+pub(crate) enum Ns3Algo {
     Dcqcn,
     Hpcc,
     Timely,
@@ -35,23 +36,15 @@ pub enum Ns3Algo {
 }
 
 impl Ns3Algo {
-    pub fn name(self) -> &'static str {
-        match self {
-            Ns3Algo::Dcqcn => "dcqcn-ns3",
-            Ns3Algo::Hpcc => "hpcc-ns3",
-            Ns3Algo::Timely => "timely-ns3",
-            Ns3Algo::Dctcp => "dctcp-ns3",
-        }
-    }
-    pub fn from_name(name: &str) -> Option<Ns3Algo> {
-        [
-            Ns3Algo::Dcqcn,
-            Ns3Algo::Hpcc,
-            Ns3Algo::Timely,
-            Ns3Algo::Dctcp,
-        ]
-        .into_iter()
-        .find(|a| a.name() == name)
+    /// In the order of [`Ns3Kind::NAMES`].
+    const ALL: [Ns3Algo; 4] = [
+        Ns3Algo::Dcqcn,
+        Ns3Algo::Hpcc,
+        Ns3Algo::Timely,
+        Ns3Algo::Dctcp,
+    ];
+    pub(crate) fn name(self) -> &'static str {
+        Ns3Kind::NAMES[self as usize]
     }
 }
 
@@ -137,7 +130,7 @@ impl Default for Ns3CcConfig {
 }
 
 impl Ns3CcConfig {
-    pub fn validate(&self, algo: Ns3Algo) -> Result<(), (String, String)> {
+    fn validate(&self, algo: Ns3Algo) -> Result<(), ParamError> {
         let bad = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
         if !(0.0..=1.0).contains(&self.ewma_gain) {
             return bad("ewma_gain", "must be in [0, 1], e.g. 0.00390625 (1/256)");
@@ -168,33 +161,33 @@ impl Ns3CcConfig {
 
 /// `rate x c`, truncated to a whole bit/s (ns-3 `DataRate * double`).
 #[inline]
-pub fn rate_mul(bps: u64, c: f64) -> u64 {
+fn rate_mul(bps: u64, c: f64) -> u64 {
     (bps as f64 * c) as u64
 }
 
 /// `rate / c`, truncated to a whole bit/s (ns-3 `DataRate / double`).
 #[inline]
-pub fn rate_div(bps: u64, c: f64) -> u64 {
+fn rate_div(bps: u64, c: f64) -> u64 {
     (bps as f64 / c) as u64
 }
 
 /// The rate and window state every ns-3 queue pair has (rdma-queue-pair.cc).
 #[derive(Clone, Debug)]
-pub struct Ns3Qp {
+struct Ns3Qp {
     /// `m_rate`, bit/s.
-    pub rate: u64,
+    rate: u64,
     /// `m_max_rate`: the NIC line rate.
-    pub max_rate: u64,
+    max_rate: u64,
     /// `m_win`, bytes; 0 = no window.
-    pub win: u64,
-    pub var_win: bool,
-    pub rate_bound: bool,
+    win: u64,
+    var_win: bool,
+    rate_bound: bool,
     /// `m_baseRtt` in ns (T).
-    pub base_rtt_ns: u64,
+    base_rtt_ns: u64,
 }
 
 impl Ns3Qp {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Ns3Qp {
+    fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Ns3Qp {
         let line = ctx.line_rate.bps();
         let (win, t) = if cfg.global_t {
             (ctx.max_bdp, ctx.base_rtt)
@@ -214,7 +207,7 @@ impl Ns3Qp {
 
     /// `GetWin` / `IsWinBound`: `None` when there is no window.
     #[inline]
-    pub fn window(&self) -> Option<u64> {
+    fn window(&self) -> Option<u64> {
         if self.win == 0 {
             return None;
         }
@@ -227,7 +220,7 @@ impl Ns3Qp {
 
     /// The pacing rate (`UpdateNextAvail`).
     #[inline]
-    pub fn pacing(&self) -> Rate {
+    fn pacing(&self) -> Rate {
         Rate(if self.rate_bound {
             self.rate
         } else {
@@ -236,15 +229,48 @@ impl Ns3Qp {
     }
 }
 
+/// `rate()` and `window()` of an ns-3 algorithm: its queue pair's, `Ns3Qp::pacing`
+/// and `Ns3Qp::window` (§5). Goes in its `CongestionControl` impl; the algorithm
+/// keeps the queue pair in a field `qp`.
+macro_rules! rate_and_window_of_qp {
+    () => {
+        #[inline]
+        fn rate(&self) -> crate::units::Rate {
+            self.qp.pacing()
+        }
+
+        #[inline]
+        fn window(&self) -> Option<u64> {
+            self.qp.window()
+        }
+    };
+}
+use rate_and_window_of_qp;
+
 /// The configured ns-3 algorithm.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ns3Kind {
-    pub algo: Ns3Algo,
-    pub cfg: Ns3CcConfig,
+    algo: Ns3Algo,
+    cfg: Ns3CcConfig,
 }
 
-impl Ns3Kind {
-    pub fn new_flow(&self, ctx: &FlowCtx) -> Ns3Cc {
+impl Algorithm for Ns3Kind {
+    type Flow = Ns3Cc;
+    type Table = Ns3CcConfig;
+    const NAMES: &'static [&'static str] = &["dcqcn-ns3", "hpcc-ns3", "timely-ns3", "dctcp-ns3"];
+    const NAMES_AS_ONE: Option<&'static str> = Some("the *-ns3 algorithms");
+    fn resolve(name: &str, table: &Ns3CcConfig) -> Result<Self, ParamError> {
+        let algo = member(Self::NAMES, &Ns3Algo::ALL, name);
+        table.validate(algo)?;
+        Ok(Ns3Kind {
+            algo,
+            cfg: table.clone(),
+        })
+    }
+    fn name(&self) -> &'static str {
+        self.algo.name()
+    }
+    fn new_flow(&self, ctx: &FlowCtx) -> Ns3Cc {
         let c = &self.cfg;
         match self.algo {
             Ns3Algo::Dcqcn => Ns3Cc::Dcqcn(dcqcn_mlx::DcqcnMlx::new(c, ctx)),
@@ -252,6 +278,24 @@ impl Ns3Kind {
             Ns3Algo::Timely => Ns3Cc::Timely(timely::TimelyNs3::new(c, ctx)),
             Ns3Algo::Dctcp => Ns3Cc::Dctcp(dctcp::DctcpNs3::new(c, ctx)),
         }
+    }
+    fn needs_int(&self) -> bool {
+        matches!(self.algo, Ns3Algo::Hpcc | Ns3Algo::Timely)
+    }
+    fn uses_ecn(&self) -> bool {
+        matches!(self.algo, Ns3Algo::Dcqcn | Ns3Algo::Dctcp)
+    }
+    /// ns-3 re-spaces on a rate change (`ChangeRate`) only for HPCC.
+    fn repace_on_rate_change(&self) -> Option<bool> {
+        Some(self.algo == Ns3Algo::Hpcc)
+    }
+    /// ns-3 TIMELY: an 8-byte timestamp.
+    fn int_bytes(&self) -> Option<u32> {
+        (self.algo == Ns3Algo::Timely).then_some(8)
+    }
+    #[cfg(test)]
+    fn min_rate(&self) -> Option<Rate> {
+        Some(self.cfg.min_rate)
     }
 }
 
@@ -320,9 +364,7 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_ns(4160),
             max_bdp: 52_000,
             pair_bdp: 52_000,
-            one_way: Delta::from_ns(2080),
             mtu: 1000,
-            mtu_wire: 1090,
         }
     }
 

@@ -15,9 +15,8 @@
 //!
 //! The rate is assigned directly: no re-spacing of the next packet.
 
-use super::{Ns3CcConfig, Ns3Qp, rate_mul};
+use super::{Ns3CcConfig, Ns3Qp, rate_and_window_of_qp, rate_mul};
 use crate::cc::{AckInfo, CongestionControl, FlowCtx};
-use crate::units::Rate;
 
 #[derive(Clone, Debug)]
 pub struct TimelyNs3 {
@@ -38,7 +37,7 @@ pub struct TimelyNs3 {
 }
 
 impl TimelyNs3 {
-    pub fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
+    pub(crate) fn new(cfg: &Ns3CcConfig, ctx: &FlowCtx) -> Self {
         let qp = Ns3Qp::new(cfg, ctx);
         TimelyNs3 {
             cur_rate: qp.max_rate,
@@ -102,15 +101,7 @@ impl CongestionControl for TimelyNs3 {
         }
     }
 
-    #[inline]
-    fn rate(&self) -> Rate {
-        self.qp.pacing()
-    }
-
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        self.qp.window()
-    }
+    rate_and_window_of_qp!();
 }
 
 #[cfg(test)]
@@ -118,6 +109,7 @@ mod tests {
     use super::super::test_util::{ack, ctx};
     use super::*;
     use crate::cc::AckInfo;
+    use crate::units::Rate;
     use crate::units::SimTime;
 
     fn timed(now_us: u64, rtt_us: u64, seq: u64, snd_nxt: u64) -> AckInfo<'static> {

@@ -6,7 +6,8 @@
 use super::dcqcn_util::flow_gbps;
 use crate::error::Error;
 use crate::output::RateSample;
-use crate::reproduce::Finished;
+use crate::plot::Series;
+use crate::reproduce::{Finished, RunSpec};
 use crate::units::{Delta, SimTime};
 
 /// Hosts of the testbed (5 per ToR) and the spines' node ids.
@@ -216,6 +217,62 @@ pub fn traffic(r: &Finished, k: u64) -> Result<Traffic, Error> {
     t.incast = backlogged_gbps(&r.out.rates, &ids, start, start + WARMUP, end);
     t.incast_whole = backlogged_gbps(&r.out.rates, &ids, start, start, end);
     Ok(t)
+}
+
+/// (run name prefix, label, cc.algorithm): Figs. 16 and 17 compare DCQCN with
+/// PFC alone.
+pub const SCHEMES: [(&str, &str, &str); 2] =
+    [("dcqcn", "DCQCN", "dcqcn"), ("pfc", "No DCQCN", "none")];
+
+/// One run of the benchmark traffic under `cc.algorithm = cc`: Poisson user
+/// traffic at `load` of each host link (`None`: no user traffic) and the incast
+/// of degree `k` drawn for `seed`.
+pub fn bench_run(
+    name: String,
+    cc: &str,
+    load: Option<f64>,
+    k: u64,
+    seed: u64,
+    quick: bool,
+) -> RunSpec {
+    let (dur, total) = scale(quick);
+    let r = RunSpec::new(name, "benchmark.toml").set(format!("cc.algorithm=\"{cc}\""));
+    let mut r = match load {
+        Some(l) => r
+            .set(format!("workload.poisson[0].duration=\"{dur}ms\""))
+            .set(format!("workload.poisson[0].load={l}")),
+        None => r.set("workload.poisson=[]"),
+    }
+    .rates(TRACE);
+    r.overrides.extend(incast_overrides(seed, k, total));
+    r
+}
+
+/// One point's traffic (incast degree `k`) added up over the runs `name(seed)`
+/// for seeds `1..=seeds`, and the PAUSE frames the spines received per run.
+pub fn over_seeds(
+    runs: &[Finished],
+    seeds: u64,
+    k: u64,
+    name: impl Fn(u64) -> String,
+) -> Result<(Traffic, f64), Error> {
+    let mut all = Traffic::default();
+    let mut pauses = 0.0;
+    for s in 1..=seeds {
+        let t = traffic(crate::reproduce::run(runs, &name(s)), k)?;
+        pauses += t.spine_pauses as f64 / seeds as f64;
+        all.add(t);
+    }
+    Ok((all, pauses))
+}
+
+/// One series per scheme of [`SCHEMES`], `xy` of each of its points.
+pub fn scheme_lines<P>(pts: &[Vec<P>], xy: impl Fn(&P) -> (f64, f64)) -> Vec<Series> {
+    SCHEMES
+        .iter()
+        .zip(pts)
+        .map(|((_, label, _), p)| Series::line(*label, p.iter().map(&xy).collect()))
+        .collect()
 }
 
 /// One line chart of a §6.2 panel: a value per scheme against `x`.

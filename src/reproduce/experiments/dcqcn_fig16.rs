@@ -9,7 +9,9 @@
 //! dcqcn-fig17 gives 20 pairs); two more sets, at 5 % (fig17's lightest) and
 //! with no user traffic, are shown beside them for the incast rows.
 
-use super::dcqcn_bench::{LIGHT_LOAD, TRACE, Traffic, USER_LOAD, incast_overrides, scale, traffic};
+use super::dcqcn_bench::{
+    LIGHT_LOAD, SCHEMES, Traffic, USER_LOAD, bench_run, over_seeds, scale, scheme_lines,
+};
 use crate::error::Error;
 use crate::plot::{AxisSpec, Series};
 use crate::reproduce::metrics::pct;
@@ -18,9 +20,6 @@ use crate::reproduce::{Analysis, Experiment, Finished, Row, Rule, RunSpec};
 use std::path::Path;
 
 pub struct DcqcnFig16;
-
-/// (run name prefix, label, cc.algorithm).
-const SCHEMES: [(&str, &str, &str); 2] = [("dcqcn", "DCQCN", "dcqcn"), ("pfc", "No DCQCN", "none")];
 
 fn degrees(quick: bool) -> Vec<u64> {
     if quick {
@@ -73,22 +72,12 @@ fn collect(
     ks: &[u64],
     quick: bool,
 ) -> Result<Vec<Point>, Error> {
-    let mut out = Vec::new();
-    for &k in ks {
-        let mut p = Point {
-            k,
-            t: Traffic::default(),
-            pauses: 0.0,
-        };
-        let n = seeds(quick);
-        for s in 1..=n {
-            let t = traffic(crate::reproduce::run(runs, &name(prefix, load, k, s)), k)?;
-            p.pauses += t.spine_pauses as f64 / n as f64;
-            p.t.add(t);
-        }
-        out.push(p);
-    }
-    Ok(out)
+    ks.iter()
+        .map(|&k| {
+            let (t, pauses) = over_seeds(runs, seeds(quick), k, |s| name(prefix, load, k, s))?;
+            Ok(Point { k, t, pauses })
+        })
+        .collect()
 }
 
 fn panel(dir: &Path, stem: &str, title: &str, y: &str, series: Vec<Series>) -> Result<(), Error> {
@@ -112,7 +101,6 @@ impl Experiment for DcqcnFig16 {
         "DCQCN §6.2, Fig. 15 and Fig. 16"
     }
     fn runs(&self, quick: bool) -> Vec<RunSpec> {
-        let (dur, total) = scale(quick);
         let mut v = Vec::new();
         for (i, (suffix, load)) in LOADS.iter().enumerate() {
             let ks = if i == 0 {
@@ -123,17 +111,14 @@ impl Experiment for DcqcnFig16 {
             for (prefix, _, cc) in SCHEMES {
                 for &k in &ks {
                     for s in 1..=seeds(quick) {
-                        let mut r = RunSpec::new(name(prefix, suffix, k, s), "benchmark.toml")
-                            .set(format!("cc.algorithm=\"{cc}\""))
-                            .rates(TRACE);
-                        r = match load {
-                            Some(l) => r
-                                .set(format!("workload.poisson[0].duration=\"{dur}ms\""))
-                                .set(format!("workload.poisson[0].load={l}")),
-                            None => r.set("workload.poisson=[]"),
-                        };
-                        r.overrides.extend(incast_overrides(s, k, total));
-                        v.push(r);
+                        v.push(bench_run(
+                            name(prefix, suffix, k, s),
+                            cc,
+                            *load,
+                            k,
+                            s,
+                            quick,
+                        ));
                     }
                 }
             }
@@ -152,15 +137,7 @@ impl Experiment for DcqcnFig16 {
         let pts = by_load(LOADS[0].0, &ks)?;
         let light = by_load(LOADS[1].0, &lks)?;
         let alone = by_load(LOADS[2].0, &lks)?;
-        let line = |f: &dyn Fn(&Point) -> f64| -> Vec<Series> {
-            SCHEMES
-                .iter()
-                .zip(&pts)
-                .map(|((_, label, _), p)| {
-                    Series::line(*label, p.iter().map(|x| (x.k as f64, f(x))).collect())
-                })
-                .collect()
-        };
+        let line = |f: &dyn Fn(&Point) -> f64| scheme_lines(&pts, |x| (x.k as f64, f(x)));
         type Stat<'a> = &'a dyn Fn(&Point) -> f64;
         let panels: [(&str, &str, Stat); 4] = [
             ("a-user-median", "(a) user traffic, median", &|p| {

@@ -3,7 +3,7 @@
 //! with and without DCQCN: user throughput (median, 10th percentile) and the
 //! spread of the incast flows' throughput against the user load.
 
-use super::dcqcn_bench::{TRACE, Traffic, incast_overrides, scale, traffic};
+use super::dcqcn_bench::{SCHEMES, Traffic, bench_run, over_seeds, scale, scheme_lines};
 use crate::error::Error;
 use crate::plot::{AxisSpec, Series};
 use crate::reproduce::metrics::pct;
@@ -15,8 +15,6 @@ pub struct DcqcnFig17;
 
 /// The incast degree (§6.2: "we hold the degree of incast constant at 10").
 const K: u64 = 10;
-/// (run name prefix, label, cc.algorithm).
-const SCHEMES: [(&str, &str, &str); 2] = [("dcqcn", "DCQCN", "dcqcn"), ("pfc", "No DCQCN", "none")];
 
 /// User load per host link: the paper's 5 to 80 communicating pairs is a
 /// 16-fold range; we scale Fig. 16's Poisson load the same way.
@@ -63,21 +61,13 @@ impl Point {
 }
 
 fn collect(runs: &[Finished], prefix: &str, quick: bool) -> Result<Vec<Point>, Error> {
-    let mut out = Vec::new();
-    for load in loads(quick) {
-        let mut p = Point {
-            load,
-            t: Traffic::default(),
-        };
-        for s in 1..=seeds(quick) {
-            p.t.add(traffic(
-                crate::reproduce::run(runs, &name(prefix, load, s)),
-                K,
-            )?);
-        }
-        out.push(p);
-    }
-    Ok(out)
+    loads(quick)
+        .into_iter()
+        .map(|load| {
+            let (t, _) = over_seeds(runs, seeds(quick), K, |s| name(prefix, load, s))?;
+            Ok(Point { load, t })
+        })
+        .collect()
 }
 
 fn panel(dir: &Path, stem: &str, title: &str, y: &str, series: Vec<Series>) -> Result<(), Error> {
@@ -101,18 +91,18 @@ impl Experiment for DcqcnFig17 {
         "DCQCN §6.2, Fig. 17"
     }
     fn runs(&self, quick: bool) -> Vec<RunSpec> {
-        let (dur, total) = scale(quick);
         let mut v = Vec::new();
         for (prefix, _, cc) in SCHEMES {
             for load in loads(quick) {
                 for s in 1..=seeds(quick) {
-                    let mut r = RunSpec::new(name(prefix, load, s), "benchmark.toml")
-                        .set(format!("cc.algorithm=\"{cc}\""))
-                        .set(format!("workload.poisson[0].duration=\"{dur}ms\""))
-                        .set(format!("workload.poisson[0].load={load}"))
-                        .rates(TRACE);
-                    r.overrides.extend(incast_overrides(s, K, total));
-                    v.push(r);
+                    v.push(bench_run(
+                        name(prefix, load, s),
+                        cc,
+                        Some(load),
+                        K,
+                        s,
+                        quick,
+                    ));
                 }
             }
         }
@@ -125,15 +115,7 @@ impl Experiment for DcqcnFig17 {
             .map(|(prefix, _, _)| collect(runs, prefix, quick))
             .collect::<Result<_, _>>()?;
         type Stat<'a> = &'a dyn Fn(&Point) -> f64;
-        let line = |f: Stat| -> Vec<Series> {
-            SCHEMES
-                .iter()
-                .zip(&pts)
-                .map(|((_, label, _), p)| {
-                    Series::line(*label, p.iter().map(|x| (x.load * 100.0, f(x))).collect())
-                })
-                .collect()
-        };
+        let line = |f: Stat| scheme_lines(&pts, |x| (x.load * 100.0, f(x)));
         let panels: [(&str, &str, &str, Stat); 4] = [
             (
                 "a-user-median",
