@@ -4,6 +4,8 @@
 //! path, then what is wrong and what would be valid.
 
 use super::ScenarioFile;
+use super::tagged;
+use super::topology::TopologySection;
 use crate::error::InputError;
 use crate::limits::{MAX_KEY_LEN, MAX_KEY_PARTS};
 use std::path::{Path, PathBuf};
@@ -53,15 +55,20 @@ pub fn load_str(
         toml::to_string(&table)
             .map_err(|e| InputError::new(source, "", format!("cannot apply overrides: {e}")))?
     };
-    let de = toml::Deserializer::new(&effective);
-    let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
+    let mut track = serde_path_to_error::Track::new();
+    let de =
+        serde_path_to_error::Deserializer::new(toml::Deserializer::new(&effective), &mut track);
+    // `[topology]` is read as its kind's struct, the kind read ahead.
+    let kind = tagged::peek_kind(&effective, "topology");
+    let read = tagged::read_file::<ScenarioFile, TopologySection, _>(de, "topology", kind);
+    let file = read.map_err(|e| {
+        let path = track.path().to_string();
         let label = if overrides.is_empty() {
             source.to_string()
         } else {
             format!("{source} (with --set overrides)")
         };
-        let mut err = toml_error(&label, &effective, e.inner());
+        let mut err = toml_error(&label, &effective, &e);
         if !overrides.is_empty() {
             // Line numbers of the re-serialized text would mislead; the path names the field.
             err.location.clear();

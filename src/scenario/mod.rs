@@ -14,6 +14,7 @@ mod load;
 pub mod ns3_import;
 mod resolve;
 mod source;
+mod tagged;
 mod topology;
 
 use crate::cc::CcSection;
@@ -27,7 +28,7 @@ use serde::{Deserialize, Serialize};
 pub use load::{apply_override, toml_error};
 pub use source::{Effective, Source, effective, to_config};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     /// Name of the experiment; defaults to the file name.
@@ -39,7 +40,7 @@ pub struct ScenarioFile {
     pub profile: Profile,
     /// Simulated-time limit; omitted = run until every flow completes.
     pub stop: Option<Delta>,
-    pub topology: TopologySection,
+    topology: topology::TopologySection,
     #[serde(default)]
     pub switch: SwitchSection,
     #[serde(default)]
@@ -73,123 +74,6 @@ pub struct RunSection {
 
 fn default_seed() -> u64 {
     1
-}
-
-/// The network. `kind` picks a generator or a file; each kind uses some of the
-/// other fields (docs/topologies-and-workloads.md lists them) and rejects the rest.
-/// Node ids: hosts first, then switches, for the generators; as in the file for `ns3`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TopologySection {
-    pub kind: TopologyKind,
-    /// star: number of hosts around the switch.
-    pub hosts: Option<u32>,
-    /// star: rate of every link.
-    pub rate: Option<Rate>,
-    /// One-way propagation delay of every link.
-    pub delay: Option<Delta>,
-    /// Per-link loss probability in [0, 1).
-    pub loss: Option<f64>,
-    /// dumbbell: hosts on each side.
-    pub left: Option<u32>,
-    pub right: Option<u32>,
-    /// Host (NIC) links.
-    pub host_rate: Option<Rate>,
-    /// dumbbell: the middle link.
-    pub bottleneck_rate: Option<Rate>,
-    /// ns3: a topology file in the HPCC ns-3 format, relative to the scenario file.
-    pub file: Option<String>,
-    /// ns3: what to do with hosts that have several links: "reject" (default) or
-    /// "first-link" (keep each host's first link; a host has one NIC port).
-    pub multi_homed: Option<MultiHomed>,
-    /// Switch-to-switch links (fat-tree, leaf-spine, testbeds, parking-lot).
-    pub fabric_rate: Option<Rate>,
-    /// Host capacity over uplink capacity at the first switch tier (fat-tree ToR,
-    /// leaf, dumbbell side); sets hosts per ToR/leaf or the dumbbell middle link.
-    pub oversubscription: Option<f64>,
-    /// fat-tree: k-ary shorthand (k pods, k/2 ToR and Agg per pod, (k/2)^2 cores).
-    pub k: Option<u32>,
-    pub pods: Option<u32>,
-    pub tors_per_pod: Option<u32>,
-    pub aggs_per_pod: Option<u32>,
-    pub cores_per_agg: Option<u32>,
-    /// fat-tree, dcqcn-testbed: hosts under each ToR.
-    pub hosts_per_tor: Option<u32>,
-    /// leaf-spine: racks, spines and hosts per rack.
-    pub leaves: Option<u32>,
-    pub spines: Option<u32>,
-    pub hosts_per_leaf: Option<u32>,
-    /// parking-lot: switch-to-switch bottleneck links in the chain.
-    pub bottlenecks: Option<u32>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TopologyKind {
-    #[default]
-    Star,
-    Dumbbell,
-    Ns3,
-    FatTree,
-    HpccFatTree,
-    LeafSpine,
-    DcqcnTestbed,
-    HpccTestbed,
-    ParkingLot,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MultiHomed {
-    Reject,
-    FirstLink,
-}
-
-impl TopologyKind {
-    /// The name as written in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            TopologyKind::Star => "star",
-            TopologyKind::Dumbbell => "dumbbell",
-            TopologyKind::Ns3 => "ns3",
-            TopologyKind::FatTree => "fat-tree",
-            TopologyKind::HpccFatTree => "hpcc-fat-tree",
-            TopologyKind::LeafSpine => "leaf-spine",
-            TopologyKind::DcqcnTestbed => "dcqcn-testbed",
-            TopologyKind::HpccTestbed => "hpcc-testbed",
-            TopologyKind::ParkingLot => "parking-lot",
-        }
-    }
-}
-
-impl TopologySection {
-    /// (field name, given?) for every optional field.
-    pub fn given(&self) -> Vec<(&'static str, bool)> {
-        vec![
-            ("hosts", self.hosts.is_some()),
-            ("rate", self.rate.is_some()),
-            ("delay", self.delay.is_some()),
-            ("loss", self.loss.is_some()),
-            ("left", self.left.is_some()),
-            ("right", self.right.is_some()),
-            ("host_rate", self.host_rate.is_some()),
-            ("bottleneck_rate", self.bottleneck_rate.is_some()),
-            ("file", self.file.is_some()),
-            ("multi_homed", self.multi_homed.is_some()),
-            ("fabric_rate", self.fabric_rate.is_some()),
-            ("oversubscription", self.oversubscription.is_some()),
-            ("k", self.k.is_some()),
-            ("pods", self.pods.is_some()),
-            ("tors_per_pod", self.tors_per_pod.is_some()),
-            ("aggs_per_pod", self.aggs_per_pod.is_some()),
-            ("cores_per_agg", self.cores_per_agg.is_some()),
-            ("hosts_per_tor", self.hosts_per_tor.is_some()),
-            ("leaves", self.leaves.is_some()),
-            ("spines", self.spines.is_some()),
-            ("hosts_per_leaf", self.hosts_per_leaf.is_some()),
-            ("bottlenecks", self.bottlenecks.is_some()),
-        ]
-    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
