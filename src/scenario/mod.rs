@@ -31,7 +31,7 @@ use crate::profile::Profile;
 use crate::units::Delta;
 use serde::Deserialize;
 
-pub use load::{apply_override, toml_error};
+pub(crate) use load::{apply_override, toml_error};
 pub use source::{Effective, Source, effective, to_config};
 
 /// The file: its own keys, then one field per section.
