@@ -1,7 +1,7 @@
 //! The validation context the scenario resolvers share: the scenario's source
 //! name for error messages, and small checks more than one resolver needs. Its
-//! own file so that `resolve`, `flowctl`, `generators` and `topology` all use it
-//! without using each other.
+//! own file so that the sections' resolvers (`topology`, `switch`, `workload`,
+//! `output`, ...) all use it without using each other.
 
 use crate::error::InputError;
 use crate::topology::{NodeKind, Topology};

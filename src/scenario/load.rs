@@ -4,26 +4,28 @@
 //! path, then what is wrong and what would be valid.
 
 use super::ScenarioFile;
+use super::tagged;
+use super::topology::TopologySection;
 use crate::error::InputError;
 use crate::limits::{MAX_KEY_LEN, MAX_KEY_PARTS};
 use std::path::{Path, PathBuf};
 
 /// A parsed scenario with where it came from.
 #[derive(Clone, Debug)]
-pub struct Loaded {
-    pub file: ScenarioFile,
+pub(super) struct Loaded {
+    pub(super) file: ScenarioFile,
     /// How to name the source in messages (the path, or "built-in quickstart").
-    pub source: String,
+    pub(super) source: String,
     /// Directory that relative paths in the scenario are resolved against.
-    pub base_dir: PathBuf,
+    pub(super) base_dir: PathBuf,
     /// The effective scenario as TOML (overrides applied).
-    pub text: String,
+    pub(super) text: String,
     /// File stem, the default experiment name.
-    pub stem: String,
+    pub(super) stem: String,
 }
 
 /// Reads and parses a scenario file, applying `overrides` (`key.path=value`).
-pub fn load_path(path: &Path, overrides: &[String]) -> Result<Loaded, InputError> {
+pub(super) fn load_path(path: &Path, overrides: &[String]) -> Result<Loaded, InputError> {
     let text = crate::limits::read_text(path)
         .map_err(|e| InputError::in_file(path, "", format!("cannot read scenario: {e}")))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -35,7 +37,7 @@ pub fn load_path(path: &Path, overrides: &[String]) -> Result<Loaded, InputError
 }
 
 /// Parses scenario text. `source` names it in error messages.
-pub fn load_str(
+pub(super) fn load_str(
     text: &str,
     source: &str,
     base_dir: &Path,
@@ -53,15 +55,20 @@ pub fn load_str(
         toml::to_string(&table)
             .map_err(|e| InputError::new(source, "", format!("cannot apply overrides: {e}")))?
     };
-    let de = toml::Deserializer::new(&effective);
-    let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
+    let mut track = serde_path_to_error::Track::new();
+    let de =
+        serde_path_to_error::Deserializer::new(toml::Deserializer::new(&effective), &mut track);
+    // `[topology]` is read as its kind's struct, the kind read ahead.
+    let kind = tagged::peek_kind(&effective, "topology");
+    let read = tagged::read_file::<ScenarioFile, TopologySection, _>(de, "topology", kind);
+    let file = read.map_err(|e| {
+        let path = track.path().to_string();
         let label = if overrides.is_empty() {
             source.to_string()
         } else {
             format!("{source} (with --set overrides)")
         };
-        let mut err = toml_error(&label, &effective, e.inner());
+        let mut err = toml_error(&label, &effective, &e);
         if !overrides.is_empty() {
             // Line numbers of the re-serialized text would mislead; the path names the field.
             err.location.clear();
@@ -95,7 +102,7 @@ impl WithPath for InputError {
     }
 }
 
-pub fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
+pub(crate) fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> InputError {
     let mut message = e.message().trim().to_string();
     let location = match e.span() {
         Some(span) => {
@@ -161,7 +168,7 @@ fn key_on_line(text: &str, line: usize) -> Option<(String, String)> {
 
 /// Applies one `key.path=value` override. The value is read as TOML (a number,
 /// boolean, string in quotes, array...) and as a plain string otherwise.
-pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputError> {
+pub(crate) fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputError> {
     let flag = format!("--set {}", clip(spec));
     let Some((key, raw)) = spec.split_once('=') else {
         return Err(InputError::new(
@@ -198,10 +205,17 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
         ));
     }
     let value = parse_value(raw.trim());
-    let err = |msg: String| InputError::new(flag.clone(), "", msg);
+    set_path(table, &parts, value).map_err(|msg| InputError::new(flag, "", msg))
+}
+
+/// Sets the value at `parts` (`name` or `name[index]` each), making the
+/// tables on the way; a message when the scenario's shape does not allow it.
+fn set_path(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result<(), String> {
+    let no_key =
+        |here: &str, i: usize| format!("{here} is not a table, so it has no key {}", parts[i + 1]);
     let mut cur = table;
     for (i, part) in parts.iter().enumerate() {
-        let (name, index) = split_index(part).map_err(&err)?;
+        let (name, index) = split_index(part)?;
         let here = parts[..=i].join(".");
         let last = i + 1 == parts.len();
         match (index, last) {
@@ -213,38 +227,24 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
                 let entry = cur
                     .entry(name.to_string())
                     .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-                cur = entry.as_table_mut().ok_or_else(|| {
-                    err(format!(
-                        "{here} is not a table, so it has no key {}",
-                        parts[i + 1]
-                    ))
-                })?;
+                cur = entry.as_table_mut().ok_or_else(|| no_key(&here, i))?;
             }
             (Some(k), _) => {
                 let arr = cur
                     .get_mut(name)
                     .and_then(toml::Value::as_array_mut)
                     .ok_or_else(|| {
-                        err(format!(
-                            "{name} is not an array in the scenario, so {here} does not exist"
-                        ))
+                        format!("{name} is not an array in the scenario, so {here} does not exist")
                     })?;
                 let len = arr.len();
                 let slot = arr.get_mut(k).ok_or_else(|| {
-                    err(format!(
-                        "{here}: index {k} is out of range (the array has {len} entries)"
-                    ))
+                    format!("{here}: index {k} is out of range (the array has {len} entries)")
                 })?;
                 if last {
                     *slot = value;
                     return Ok(());
                 }
-                cur = slot.as_table_mut().ok_or_else(|| {
-                    err(format!(
-                        "{here} is not a table, so it has no key {}",
-                        parts[i + 1]
-                    ))
-                })?;
+                cur = slot.as_table_mut().ok_or_else(|| no_key(&here, i))?;
             }
         }
     }
@@ -253,7 +253,7 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), InputEr
 
 /// `text` for a message: whole when short, else its first 60 characters and
 /// how long it is, so that a huge input gives a readable line.
-pub fn clip(text: &str) -> String {
+fn clip(text: &str) -> String {
     const SHOW: usize = 60;
     match text.char_indices().nth(SHOW) {
         None => text.to_string(),

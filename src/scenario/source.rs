@@ -37,7 +37,7 @@ impl Source {
 
     /// The file at `path`, read now (to load it many times, as a sweep does),
     /// named and placed as [`Source::File`] would be.
-    pub fn read(path: &Path) -> std::io::Result<Source> {
+    pub(crate) fn read(path: &Path) -> std::io::Result<Source> {
         let text = std::fs::read_to_string(path)?;
         let base_dir = path.parent().unwrap_or(Path::new("."));
         let stem = path
@@ -59,7 +59,7 @@ pub struct Effective(Loaded);
 
 impl Effective {
     /// The effective scenario as TOML (what a run saves as scenario.toml).
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.0.text
     }
 

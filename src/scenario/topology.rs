@@ -1,210 +1,396 @@
-//! `[topology]`: per-kind required and optional fields, defaults, and the call to
-//! the generator (or file reader). docs/topologies-and-workloads.md lists every
-//! kind's fields; errors name `topology.<field>` and what would be valid.
+//! `[topology]`: one variant per kind (a generator or the ns-3 file reader),
+//! each a struct of the fields that kind takes, and the function that builds it.
+//! docs/topologies-and-workloads.md lists every kind's fields; errors name
+//! `topology.<field>` and what would be valid.
+//!
+//! The table is read kind-tagged (src/scenario/tagged.rs): a field the kind does
+//! not take is an error while the file is read, naming the kind's fields. A new
+//! generator is a variant with its struct and an arm in [`TopologySection::spec`].
 
 use super::ctx::{Ctx, resolve_path};
-use super::{MultiHomed, TopologyKind, TopologySection};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};
 use crate::topology::{Topology, TopologySpec, builders, leaf_spine, ns3, parking_lot, testbeds};
 use crate::units::{Delta, Rate};
+use serde::Deserialize;
 use std::path::Path;
 
-/// (required, optional) fields of each kind.
-fn fields(kind: TopologyKind) -> (&'static [&'static str], &'static [&'static str]) {
-    match kind {
-        TopologyKind::Star => (&["hosts", "rate", "delay"], &["loss"]),
-        TopologyKind::Dumbbell => (
-            &["left", "right", "host_rate", "delay"],
-            &["bottleneck_rate", "oversubscription", "loss"],
-        ),
-        TopologyKind::Ns3 => (&["file"], &["multi_homed"]),
-        TopologyKind::FatTree => (
-            &["host_rate", "delay"],
-            &[
-                "k",
-                "pods",
-                "tors_per_pod",
-                "aggs_per_pod",
-                "cores_per_agg",
-                "hosts_per_tor",
-                "oversubscription",
-                "fabric_rate",
-                "loss",
-            ],
-        ),
-        TopologyKind::HpccFatTree => (&[], &["host_rate", "fabric_rate", "delay", "loss"]),
-        TopologyKind::LeafSpine => (
-            &["leaves", "spines", "host_rate", "delay"],
-            &["hosts_per_leaf", "oversubscription", "fabric_rate", "loss"],
-        ),
-        TopologyKind::DcqcnTestbed => (
-            &[],
-            &["hosts_per_tor", "host_rate", "fabric_rate", "delay", "loss"],
-        ),
-        TopologyKind::HpccTestbed => (&[], &["host_rate", "fabric_rate", "delay", "loss"]),
-        TopologyKind::ParkingLot => (
-            &["host_rate", "delay"],
-            &["bottlenecks", "fabric_rate", "loss"],
-        ),
-    }
+/// The network. `kind` names the variant; the table's other keys are its fields.
+/// Node ids: hosts first, then switches, for the generators; as in the file for `ns3`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum TopologySection {
+    Star(Star),
+    Dumbbell(Dumbbell),
+    Ns3(Ns3File),
+    FatTree(FatTree),
+    HpccFatTree(FixedFabric),
+    LeafSpine(LeafSpine),
+    DcqcnTestbed(DcqcnTestbed),
+    HpccTestbed(FixedFabric),
+    ParkingLot(ParkingLot),
 }
 
+/// Hosts around one switch. Fields marked required are checked when building,
+/// so that the message can say which kind needs them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Star {
+    /// Required: hosts around the switch.
+    hosts: Option<u32>,
+    /// Required: rate of every link.
+    rate: Option<Rate>,
+    /// Required: one-way propagation delay of every link.
+    delay: Option<Delta>,
+    /// Per-link loss probability in [0, 1).
+    loss: Option<f64>,
+}
+
+/// Two switches joined by one middle link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Dumbbell {
+    /// Required: hosts on each side.
+    left: Option<u32>,
+    right: Option<u32>,
+    /// Required: host (NIC) links.
+    host_rate: Option<Rate>,
+    /// Required.
+    delay: Option<Delta>,
+    /// The middle link; or give `oversubscription` (one of the two).
+    bottleneck_rate: Option<Rate>,
+    oversubscription: Option<f64>,
+    loss: Option<f64>,
+}
+
+/// A topology file in the HPCC ns-3 format.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Ns3File {
+    /// Required: the file, relative to the scenario file.
+    file: Option<String>,
+    /// What to do with hosts that have several links: "reject" (default) or
+    /// "first-link" (keep each host's first link; a host has one NIC port).
+    multi_homed: Option<MultiHomed>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum MultiHomed {
+    Reject,
+    FirstLink,
+}
+
+/// A three-tier fat-tree: `k` (k-ary) or pods, ToRs and Aggs per pod.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FatTree {
+    /// Required.
+    host_rate: Option<Rate>,
+    /// Required.
+    delay: Option<Delta>,
+    /// k-ary shorthand: k pods, k/2 ToR and Agg per pod, (k/2)^2 cores.
+    k: Option<u32>,
+    pods: Option<u32>,
+    tors_per_pod: Option<u32>,
+    aggs_per_pod: Option<u32>,
+    cores_per_agg: Option<u32>,
+    /// Hosts under each ToR; or `oversubscription` (host over uplink capacity).
+    hosts_per_tor: Option<u32>,
+    oversubscription: Option<f64>,
+    /// Switch-to-switch links; default `host_rate`.
+    fabric_rate: Option<Rate>,
+    loss: Option<f64>,
+}
+
+/// A fixed fabric from a paper (`hpcc-fat-tree`, `hpcc-testbed`): only its
+/// rates, delay and loss can change.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FixedFabric {
+    host_rate: Option<Rate>,
+    fabric_rate: Option<Rate>,
+    delay: Option<Delta>,
+    loss: Option<f64>,
+}
+
+/// A two-tier leaf-spine.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LeafSpine {
+    /// Required: racks and spines.
+    leaves: Option<u32>,
+    spines: Option<u32>,
+    /// Required.
+    host_rate: Option<Rate>,
+    /// Required.
+    delay: Option<Delta>,
+    /// Hosts per rack; or `oversubscription` (host over uplink capacity).
+    hosts_per_leaf: Option<u32>,
+    oversubscription: Option<f64>,
+    fabric_rate: Option<Rate>,
+    loss: Option<f64>,
+}
+
+/// DCQCN Fig. 2's testbed.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DcqcnTestbed {
+    /// Hosts under each ToR; default 5.
+    hosts_per_tor: Option<u32>,
+    host_rate: Option<Rate>,
+    fabric_rate: Option<Rate>,
+    delay: Option<Delta>,
+    loss: Option<f64>,
+}
+
+/// A chain of switch-to-switch bottlenecks.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ParkingLot {
+    /// Required.
+    host_rate: Option<Rate>,
+    /// Required.
+    delay: Option<Delta>,
+    /// Bottleneck links in the chain; default 1.
+    bottlenecks: Option<u32>,
+    fabric_rate: Option<Rate>,
+    loss: Option<f64>,
+}
+
+/// Builds the topology `t` names (files relative to `base`) and its routes.
 pub(super) fn build_topology(
     t: &TopologySection,
     base: &Path,
     cx: &Ctx,
 ) -> Result<Topology, InputError> {
-    let (required, optional) = fields(t.kind);
-    let kind = t.kind.name();
-    for (field, given) in t.given() {
-        if required.contains(&field) && !given {
-            return Err(cx.err(
-                format!("topology.{field}"),
-                format!("is required with kind = \"{kind}\""),
-            ));
-        }
-        if given && !required.contains(&field) && !optional.contains(&field) {
-            let mut valid: Vec<&str> = required.iter().chain(optional).copied().collect();
-            valid.sort_unstable();
-            return Err(cx.err(
-                format!("topology.{field}"),
-                format!(
-                    "is not used with kind = \"{kind}\" (its fields: {})",
-                    valid.join(", ")
-                ),
-            ));
+    Topology::build(t.spec(base, cx)?).map_err(|m| cx.err("topology", m))
+}
+
+impl TopologySection {
+    /// The nodes and links, before routes are computed.
+    fn spec(&self, base: &Path, cx: &Ctx) -> Result<TopologySpec, InputError> {
+        let b = |kind| Build { kind, cx };
+        match self {
+            TopologySection::Star(t) => star(t, &b("star")),
+            TopologySection::Dumbbell(t) => dumbbell(t, &b("dumbbell")),
+            TopologySection::Ns3(t) => ns3_file(t, base, &b("ns3")),
+            TopologySection::FatTree(t) => fat_tree_kind(t, &b("fat-tree")),
+            TopologySection::HpccFatTree(t) => hpcc_fat_tree(t, &b("hpcc-fat-tree")),
+            TopologySection::LeafSpine(t) => leaf_spine_kind(t, &b("leaf-spine")),
+            TopologySection::DcqcnTestbed(t) => dcqcn_testbed(t, &b("dcqcn-testbed")),
+            TopologySection::HpccTestbed(t) => hpcc_testbed(t, &b("hpcc-testbed")),
+            TopologySection::ParkingLot(t) => parking_lot_kind(t, &b("parking-lot")),
         }
     }
-    let rate = |field: &str, r: Option<Rate>, default: Option<Rate>| {
-        let r = r.or(default).expect("required field checked");
+}
+
+/// A kind being built: its name for messages, and the checks its fields share.
+struct Build<'a> {
+    kind: &'static str,
+    cx: &'a Ctx<'a>,
+}
+
+/// Every link's delay and (when given) loss.
+struct Links {
+    delay: Delta,
+    loss: Option<f64>,
+}
+
+impl Links {
+    /// `spec` with `loss` on every link, when given.
+    fn on(&self, mut spec: TopologySpec) -> TopologySpec {
+        if let Some(loss) = self.loss {
+            spec.links.iter_mut().for_each(|l| l.loss = loss);
+        }
+        spec
+    }
+}
+
+impl Build<'_> {
+    fn need<T>(&self, field: &str, v: Option<T>) -> Result<T, InputError> {
+        v.ok_or_else(|| {
+            self.cx.err(
+                format!("topology.{field}"),
+                format!("is required with kind = \"{}\"", self.kind),
+            )
+        })
+    }
+
+    /// `delay` (default 1 us) and `loss`, checked; call it after [`Build::need`]
+    /// for the required fields, so that a missing field is reported first.
+    fn links(&self, delay: Option<Delta>, loss: Option<f64>) -> Result<Links, InputError> {
+        if let Some(l) = loss
+            && !(0.0..1.0).contains(&l)
+        {
+            return Err(self
+                .cx
+                .err("topology.loss", format!("{l} must be in [0, 1)")));
+        }
+        Ok(Links {
+            delay: delay.unwrap_or(Delta::from_us(1)),
+            loss,
+        })
+    }
+
+    /// A rate that must be > 0 (given, or a default the caller filled in).
+    fn rate(&self, field: &str, r: Option<Rate>) -> Result<Rate, InputError> {
+        let r = self.need(field, r)?;
         if r.bps() == 0 {
-            Err(cx.err(format!("topology.{field}"), "must be > 0, e.g. \"100Gbps\""))
+            Err(self
+                .cx
+                .err(format!("topology.{field}"), "must be > 0, e.g. \"100Gbps\""))
         } else {
             Ok(r)
         }
-    };
-    let count = |field: &str, v: Option<u32>, min: u32| {
-        let v = v.expect("required field checked");
+    }
+
+    fn count(&self, field: &str, v: u32, min: u32) -> Result<u32, InputError> {
         if v < min {
-            Err(cx.err(
+            Err(self.cx.err(
                 format!("topology.{field}"),
                 format!("{v} is too few; at least {min}"),
             ))
         } else {
             Ok(v)
         }
-    };
-    let loss = t.loss.unwrap_or(0.0);
-    if !(0.0..1.0).contains(&loss) {
-        return Err(cx.err("topology.loss", format!("{loss} must be in [0, 1)")));
     }
-    let delay = t.delay.unwrap_or(Delta::from_us(1));
-    let host_rate = |default| rate("host_rate", t.host_rate, default);
-    // Fabric links default to the host rate where the papers use one rate.
-    let fabric_rate =
-        |default: Option<Rate>| rate("fabric_rate", t.fabric_rate.or(default), t.host_rate);
-    let mut spec: TopologySpec = match t.kind {
-        TopologyKind::Star => {
-            let hosts = count("hosts", t.hosts, 2)?;
-            check_size(hosts as u64 + 1, 1, 1, cx)?;
-            builders::star(hosts, rate("rate", t.rate, None)?, delay)
+}
+
+fn star(t: &Star, b: &Build) -> Result<TopologySpec, InputError> {
+    let hosts = b.need("hosts", t.hosts)?;
+    let rate = b.need("rate", t.rate)?;
+    b.need("delay", t.delay)?;
+    let links = b.links(t.delay, t.loss)?;
+    let hosts = b.count("hosts", hosts, 2)?;
+    check_size(hosts as u64 + 1, 1, 1, b.cx)?;
+    Ok(links.on(builders::star(
+        hosts,
+        b.rate("rate", Some(rate))?,
+        links.delay,
+    )))
+}
+
+fn dumbbell(t: &Dumbbell, b: &Build) -> Result<TopologySpec, InputError> {
+    b.need("delay", t.delay)?;
+    let left = b.need("left", t.left)?;
+    let right = b.need("right", t.right)?;
+    b.need("host_rate", t.host_rate)?;
+    let links = b.links(t.delay, t.loss)?;
+    let (left, right) = (b.count("left", left, 1)?, b.count("right", right, 1)?);
+    check_size(left as u64 + right as u64 + 2, 2, 2, b.cx)?;
+    let hr = b.rate("host_rate", t.host_rate)?;
+    let middle = match (t.bottleneck_rate, t.oversubscription) {
+        (Some(r), None) => b.rate("bottleneck_rate", Some(r))?,
+        (None, Some(r)) => {
+            let r = ratio(r, b.cx)?;
+            Rate::from_bps_f64(left.max(right) as f64 * hr.bps_f64() / r)
         }
-        TopologyKind::Dumbbell => {
-            let (left, right) = (count("left", t.left, 1)?, count("right", t.right, 1)?);
-            check_size(left as u64 + right as u64 + 2, 2, 2, cx)?;
-            let hr = host_rate(None)?;
-            let middle = match (t.bottleneck_rate, t.oversubscription) {
-                (Some(_), None) => rate("bottleneck_rate", t.bottleneck_rate, None)?,
-                (None, Some(r)) => {
-                    let r = ratio(r, cx)?;
-                    Rate::from_bps_f64(left.max(right) as f64 * hr.bps_f64() / r)
-                }
-                _ => {
-                    return Err(cx.err(
-                        "topology.bottleneck_rate",
-                        "give either bottleneck_rate (e.g. \"40Gbps\") or oversubscription (e.g. 8, for max(left, right) x host_rate / 8)",
-                    ));
-                }
-            };
-            builders::dumbbell(left, right, hr, middle, delay)
+        _ => {
+            return Err(b.cx.err(
+                "topology.bottleneck_rate",
+                "give either bottleneck_rate (e.g. \"40Gbps\") or oversubscription (e.g. 8, for max(left, right) x host_rate / 8)",
+            ));
         }
-        TopologyKind::Ns3 => {
-            let path = resolve_path(base, t.file.as_deref().expect("required field checked"));
-            if t.multi_homed == Some(MultiHomed::FirstLink) {
-                let mut spec = ns3::read_topology_unchecked(&path)?;
-                ns3::keep_first_host_link(&mut spec);
-                spec.validate()
-                    .map_err(|m| InputError::in_file(&path, "", m))?;
-                spec
-            } else {
-                ns3::read_topology(&path).map_err(|e| {
-                    if e.message.contains(" links; each host has one NIC port") {
-                        InputError {
-                            message: format!(
-                                "{} (or set topology.multi_homed = \"first-link\" to keep each host's first link)",
-                                e.message
-                            ),
-                            ..e
-                        }
-                    } else {
-                        e
-                    }
-                })?
+    };
+    Ok(links.on(builders::dumbbell(left, right, hr, middle, links.delay)))
+}
+
+fn ns3_file(t: &Ns3File, base: &Path, b: &Build) -> Result<TopologySpec, InputError> {
+    let path = resolve_path(base, b.need("file", t.file.as_deref())?);
+    if t.multi_homed == Some(MultiHomed::FirstLink) {
+        let mut spec = ns3::read_topology_unchecked(&path)?;
+        ns3::keep_first_host_link(&mut spec);
+        spec.validate()
+            .map_err(|m| InputError::in_file(&path, "", m))?;
+        return Ok(spec);
+    }
+    ns3::read_topology(&path).map_err(|e| {
+        if e.message.contains(" links; each host has one NIC port") {
+            InputError {
+                message: format!(
+                    "{} (or set topology.multi_homed = \"first-link\" to keep each host's first link)",
+                    e.message
+                ),
+                ..e
             }
+        } else {
+            e
         }
-        TopologyKind::FatTree => {
-            let (hr, fr) = (host_rate(None)?, fabric_rate(None)?);
-            let shape = fat_tree_shape(t, hr, fr, cx)?;
-            fat_tree(shape, hr, fr, delay)
-        }
-        TopologyKind::HpccFatTree => fat_tree(
-            FatTreeShape::HPCC,
-            host_rate(Some(Rate::from_gbps(100)))?,
-            fabric_rate(Some(Rate::from_gbps(400)))?,
-            delay,
-        ),
-        TopologyKind::LeafSpine => {
-            let (leaves, spines) = (count("leaves", t.leaves, 1)?, count("spines", t.spines, 1)?);
-            let (hr, fr) = (host_rate(None)?, fabric_rate(None)?);
-            let per_leaf = hosts_below(
-                ("hosts_per_leaf", t.hosts_per_leaf),
-                t.oversubscription,
-                spines as f64 * fr.bps_f64() / hr.bps_f64(),
-                "spines x fabric_rate / host_rate",
-                cx,
-            )?;
-            check_size(
-                leaves as u64 * per_leaf as u64 + leaves as u64 + spines as u64,
-                spines as u64 + leaves as u64,
-                leaves as u64,
-                cx,
-            )?;
-            leaf_spine::leaf_spine(leaves, spines, per_leaf, hr, fr, delay)
-        }
-        TopologyKind::DcqcnTestbed => {
-            let n = t.hosts_per_tor.unwrap_or(5);
-            count("hosts_per_tor", Some(n), 1)?;
-            check_size(4 * n as u64 + 10, 10, 4, cx)?;
-            let hr = host_rate(Some(Rate::from_gbps(40)))?;
-            testbeds::dcqcn_testbed(n, hr, fabric_rate(Some(hr))?, delay)
-        }
-        TopologyKind::HpccTestbed => testbeds::hpcc_testbed(
-            host_rate(Some(Rate::from_gbps(25)))?,
-            fabric_rate(Some(Rate::from_gbps(100)))?,
-            delay,
-        ),
-        TopologyKind::ParkingLot => {
-            let k = t.bottlenecks.unwrap_or(1);
-            count("bottlenecks", Some(k), 1)?;
-            check_size(3 * k as u64 + 4, k as u64 + 1, k as u64 + 1, cx)?;
-            parking_lot::parking_lot(k, host_rate(None)?, fabric_rate(None)?, delay)
-        }
-    };
-    if t.loss.is_some() {
-        spec.links.iter_mut().for_each(|l| l.loss = loss);
-    }
-    Topology::build(spec).map_err(|m| cx.err("topology", m))
+    })
+}
+
+fn fat_tree_kind(t: &FatTree, b: &Build) -> Result<TopologySpec, InputError> {
+    b.need("delay", t.delay)?;
+    let host_rate = b.need("host_rate", t.host_rate)?;
+    let links = b.links(t.delay, t.loss)?;
+    let hr = b.rate("host_rate", Some(host_rate))?;
+    // Fabric links default to the host rate where the papers use one rate.
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(host_rate)))?;
+    let shape = fat_tree_shape(t, hr, fr, b.cx)?;
+    Ok(links.on(fat_tree(shape, hr, fr, links.delay)))
+}
+
+/// The HPCC §5.1 fabric (`hpcc-fat-tree`): 100 and 400 Gbps unless given.
+fn hpcc_fat_tree(t: &FixedFabric, b: &Build) -> Result<TopologySpec, InputError> {
+    let links = b.links(t.delay, t.loss)?;
+    let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(100))))?;
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(Rate::from_gbps(400))))?;
+    Ok(links.on(fat_tree(FatTreeShape::HPCC, hr, fr, links.delay)))
+}
+
+fn leaf_spine_kind(t: &LeafSpine, b: &Build) -> Result<TopologySpec, InputError> {
+    b.need("delay", t.delay)?;
+    let host_rate = b.need("host_rate", t.host_rate)?;
+    let leaves = b.need("leaves", t.leaves)?;
+    let spines = b.need("spines", t.spines)?;
+    let links = b.links(t.delay, t.loss)?;
+    let (leaves, spines) = (b.count("leaves", leaves, 1)?, b.count("spines", spines, 1)?);
+    let hr = b.rate("host_rate", Some(host_rate))?;
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(host_rate)))?;
+    let per_leaf = hosts_below(
+        ("hosts_per_leaf", t.hosts_per_leaf),
+        t.oversubscription,
+        spines as f64 * fr.bps_f64() / hr.bps_f64(),
+        "spines x fabric_rate / host_rate",
+        b.cx,
+    )?;
+    check_size(
+        leaves as u64 * per_leaf as u64 + leaves as u64 + spines as u64,
+        spines as u64 + leaves as u64,
+        leaves as u64,
+        b.cx,
+    )?;
+    let spec = leaf_spine::leaf_spine(leaves, spines, per_leaf, hr, fr, links.delay);
+    Ok(links.on(spec))
+}
+
+fn dcqcn_testbed(t: &DcqcnTestbed, b: &Build) -> Result<TopologySpec, InputError> {
+    let links = b.links(t.delay, t.loss)?;
+    let n = b.count("hosts_per_tor", t.hosts_per_tor.unwrap_or(5), 1)?;
+    check_size(4 * n as u64 + 10, 10, 4, b.cx)?;
+    let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(40))))?;
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(hr)))?;
+    Ok(links.on(testbeds::dcqcn_testbed(n, hr, fr, links.delay)))
+}
+
+/// The HPCC §5.1 testbed: 25 and 100 Gbps unless given.
+fn hpcc_testbed(t: &FixedFabric, b: &Build) -> Result<TopologySpec, InputError> {
+    let links = b.links(t.delay, t.loss)?;
+    let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(25))))?;
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(Rate::from_gbps(100))))?;
+    Ok(links.on(testbeds::hpcc_testbed(hr, fr, links.delay)))
+}
+
+fn parking_lot_kind(t: &ParkingLot, b: &Build) -> Result<TopologySpec, InputError> {
+    b.need("delay", t.delay)?;
+    let host_rate = b.need("host_rate", t.host_rate)?;
+    let links = b.links(t.delay, t.loss)?;
+    let k = b.count("bottlenecks", t.bottlenecks.unwrap_or(1), 1)?;
+    check_size(3 * k as u64 + 4, k as u64 + 1, k as u64 + 1, b.cx)?;
+    let hr = b.rate("host_rate", Some(host_rate))?;
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(host_rate)))?;
+    Ok(links.on(parking_lot::parking_lot(k, hr, fr, links.delay)))
 }
 
 fn ratio(r: f64, cx: &Ctx) -> Result<f64, InputError> {
@@ -269,12 +455,7 @@ fn hosts_below(
     }
 }
 
-fn fat_tree_shape(
-    t: &TopologySection,
-    hr: Rate,
-    fr: Rate,
-    cx: &Ctx,
-) -> Result<FatTreeShape, InputError> {
+fn fat_tree_shape(t: &FatTree, hr: Rate, fr: Rate, cx: &Ctx) -> Result<FatTreeShape, InputError> {
     let explicit = [
         ("pods", t.pods),
         ("tors_per_pod", t.tors_per_pod),

@@ -4,7 +4,7 @@
 //! the first axis varying slowest) or listed points (`points = [{..}, ..]`) over
 //! any scenario key, plus optional fixed overrides (`[set]`). Every key is
 //! applied exactly as `rocesim run --set key=value` applies it
-//! ([`crate::scenario::apply_override`]). Each point is an ordinary run
+//! (`scenario::apply_override`). Each point is an ordinary run
 //! directory `OUT/<point id>/`; [`collect`] reads the point directories back into
 //! `OUT/sweep.csv` and `OUT/sweep.json`, so a local sweep ([`run_sweep`]) and
 //! points run one by one elsewhere ([`run_point`], e.g. by a Slurm job array)

@@ -228,7 +228,7 @@ fn topology_field_errors_are_one_line_and_name_the_field() {
     for (body, want) in [
         (
             "kind = \"hpcc-testbed\"\nleaves = 3",
-            "t.toml: topology.leaves: is not used with kind = \"hpcc-testbed\" (its fields: delay, fabric_rate, host_rate, loss)",
+            "t.toml: line 5: topology.leaves: is not used with kind = \"hpcc-testbed\" (its fields: delay, fabric_rate, host_rate, loss)",
         ),
         (
             "kind = \"leaf-spine\"\nleaves = 6\nhost_rate = \"10Gbps\"\ndelay = \"1us\"",

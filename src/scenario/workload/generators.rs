@@ -7,21 +7,21 @@
 //! Seeds: a table's `seed`, or else one derived from the scenario's `seed`, the
 //! table kind and its index, so the same scenario always gives the same flows.
 
-use super::ctx::{Ctx, check_flow, describe_hosts};
 use super::{WorkloadSection, default_class, default_dport};
 use crate::error::InputError;
+use crate::scenario::ctx::{Ctx, check_flow, describe_hosts};
 use crate::topology::{NodeId, NodeKind, Topology};
 use crate::units::{Bytes, Delta, Rate, SimTime};
 use crate::workload::incast::IncastOverlay;
 use crate::workload::patterns::{self, Leave, LongShort};
 use crate::workload::poisson::Poisson;
 use crate::workload::{Classes, FlowSpec, HostPool, MAX_GENERATED_FLOWS, builtin, derive_seed};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer};
 use std::path::Path;
 
 /// A host id (`3`) or an inclusive range (`"16-31"`) in a `hosts` list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HostItem {
+enum HostItem {
     Id(u32),
     Range(u32, u32),
 }
@@ -54,142 +54,133 @@ impl<'de> Deserialize<'de> for HostItem {
     }
 }
 
-impl Serialize for HostItem {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            HostItem::Id(i) => s.serialize_u32(*i),
-            HostItem::Range(a, b) => s.serialize_str(&format!("{a}-{b}")),
-        }
-    }
-}
-
 /// `[[workload.poisson]]`: CDF-sized flows arriving as a Poisson process per host.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PoissonEntry {
+pub(super) struct PoissonEntry {
     /// A built-in name (e.g. "fb-hadoop") or a CDF file path.
-    pub cdf: String,
+    cdf: String,
     /// Fraction of each host's link rate (payload bytes), in (0, 1].
-    pub load: f64,
+    load: f64,
     /// Arrivals in [start, start + duration).
-    pub duration: Delta,
+    duration: Delta,
     #[serde(default)]
-    pub start: Delta,
+    start: Delta,
     /// Restrict sources and destinations to these hosts (default: all).
     #[serde(default)]
-    pub hosts: Vec<HostItem>,
+    hosts: Vec<HostItem>,
     #[serde(default)]
-    pub exclude_same_rack: bool,
+    exclude_same_rack: bool,
     /// One class for every flow (default 3), or `classes` to pick uniformly.
-    pub class: Option<u8>,
+    class: Option<u8>,
     #[serde(default)]
-    pub classes: Vec<u8>,
+    classes: Vec<u8>,
     #[serde(default = "default_dport")]
-    pub dport: u16,
-    pub seed: Option<u64>,
+    dport: u16,
+    seed: Option<u64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Arrival {
+enum Arrival {
     Periodic,
     Poisson,
 }
 
 /// `[[workload.incast_periodic]]`: repeated N-to-1 events (HPCC §5.3).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct IncastPeriodicEntry {
-    pub fan_in: u32,
+pub(super) struct IncastPeriodicEntry {
+    fan_in: u32,
     /// Bytes per sender per event.
-    pub size: Bytes,
+    size: Bytes,
     /// Fraction of the pool's total host capacity; or give `interval`.
-    pub load: Option<f64>,
-    pub interval: Option<Delta>,
-    pub duration: Delta,
+    load: Option<f64>,
+    interval: Option<Delta>,
+    duration: Delta,
     #[serde(default)]
-    pub start: Delta,
+    start: Delta,
     /// "periodic" (default) or "poisson" event times.
-    pub arrival: Option<Arrival>,
+    arrival: Option<Arrival>,
     #[serde(default)]
-    pub hosts: Vec<HostItem>,
+    hosts: Vec<HostItem>,
     #[serde(default = "default_class")]
-    pub class: u8,
+    class: u8,
     #[serde(default = "default_dport")]
-    pub dport: u16,
-    pub seed: Option<u64>,
+    dport: u16,
+    seed: Option<u64>,
 }
 
 /// `[[workload.permutation]]`: each host sends once and receives once.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PermutationEntry {
-    pub size: Bytes,
+pub(super) struct PermutationEntry {
+    size: Bytes,
     #[serde(default)]
-    pub start: Delta,
+    start: Delta,
     #[serde(default)]
-    pub hosts: Vec<HostItem>,
+    hosts: Vec<HostItem>,
     #[serde(default)]
-    pub exclude_same_rack: bool,
+    exclude_same_rack: bool,
     #[serde(default = "default_class")]
-    pub class: u8,
+    class: u8,
     #[serde(default = "default_dport")]
-    pub dport: u16,
-    pub seed: Option<u64>,
+    dport: u16,
+    seed: Option<u64>,
 }
 
 /// `[[workload.all_to_all]]`: every host sends to every other host.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AllToAllEntry {
-    pub size: Bytes,
+pub(super) struct AllToAllEntry {
+    size: Bytes,
     #[serde(default)]
-    pub start: Delta,
+    start: Delta,
     #[serde(default)]
-    pub hosts: Vec<HostItem>,
+    hosts: Vec<HostItem>,
     #[serde(default = "default_class")]
-    pub class: u8,
+    class: u8,
     #[serde(default = "default_dport")]
-    pub dport: u16,
+    dport: u16,
 }
 
 /// `[[workload.periodic]]`: the same flow repeated every `interval` (e.g. the mice
 /// of HPCC Fig. 9e).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PeriodicEntry {
-    pub src: u32,
-    pub dst: u32,
-    pub size: Bytes,
-    pub interval: Delta,
+pub(super) struct PeriodicEntry {
+    src: u32,
+    dst: u32,
+    size: Bytes,
+    interval: Delta,
     /// Flows start at `start + k x interval` for every k with a start before
     /// `start + duration`.
-    pub duration: Delta,
+    duration: Delta,
     #[serde(default)]
-    pub start: Delta,
+    start: Delta,
     #[serde(default = "default_class")]
-    pub class: u8,
+    class: u8,
     #[serde(default = "default_dport")]
-    pub dport: u16,
+    dport: u16,
 }
 
 /// `[[workload.long_short]]`: HPCC Fig. 9a.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LongShortEntry {
-    pub long_src: u32,
-    pub short_src: u32,
-    pub dst: u32,
-    pub long_size: Bytes,
+pub(super) struct LongShortEntry {
+    long_src: u32,
+    short_src: u32,
+    dst: u32,
+    long_size: Bytes,
     #[serde(default = "default_short_size")]
-    pub short_size: Bytes,
+    short_size: Bytes,
     #[serde(default)]
-    pub start: Delta,
-    pub short_start: Delta,
+    start: Delta,
+    short_start: Delta,
     #[serde(default = "default_class")]
-    pub class: u8,
+    class: u8,
     #[serde(default = "default_dport")]
-    pub dport: u16,
+    dport: u16,
 }
 
 fn default_short_size() -> Bytes {
@@ -197,30 +188,30 @@ fn default_short_size() -> Bytes {
 }
 
 /// `[[workload.staggered]]`: HPCC Fig. 9g.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StaggeredEntry {
+pub(super) struct StaggeredEntry {
     /// Sender ids in join order; or `fan_in` for the first hosts other than the receiver.
     #[serde(default)]
-    pub senders: Vec<u32>,
-    pub fan_in: Option<u32>,
-    pub receiver: u32,
-    pub interval: Delta,
+    senders: Vec<u32>,
+    fan_in: Option<u32>,
+    receiver: u32,
+    interval: Delta,
     #[serde(default)]
-    pub start: Delta,
+    start: Delta,
     /// Every flow's size; omitted: sized so flows leave one per interval.
-    pub size: Option<Bytes>,
+    size: Option<Bytes>,
     /// "fifo" (default) or "lifo": the leaving order the computed sizes aim at.
-    pub leave: Option<LeaveOrder>,
+    leave: Option<LeaveOrder>,
     #[serde(default = "default_class")]
-    pub class: u8,
+    class: u8,
     #[serde(default = "default_dport")]
-    pub dport: u16,
+    dport: u16,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum LeaveOrder {
+enum LeaveOrder {
     Fifo,
     Lifo,
 }
@@ -319,182 +310,36 @@ pub(super) fn generate(
 ) -> Result<Vec<FlowSpec>, InputError> {
     let g = Gen { topo, cx };
     let mut flows = Vec::new();
-    let at = |d: Delta| SimTime(d.ps());
-    let fail = |field: &str, m: String| cx.err(field, m);
     for (i, e) in w.poisson.iter().enumerate() {
-        let field = format!("workload.poisson[{i}]");
-        let cdf = builtin::resolve_cdf(&e.cdf, base, cx.source, &format!("{field}.cdf"))?;
-        let classes = match (e.class, e.classes.is_empty()) {
-            (Some(_), false) => {
-                return Err(cx.err(&field, "give class = N or classes = [...], not both"));
-            }
-            (c, true) => Classes::One(g.class(&format!("{field}.class"), c.unwrap_or(3))?),
-            (None, false) => {
-                for (j, &c) in e.classes.iter().enumerate() {
-                    g.class(&format!("{field}.classes[{j}]"), c)?;
-                }
-                Classes::Uniform(e.classes.clone())
-            }
-        };
-        g.positive(
-            &format!("{field}.duration"),
-            e.duration.ps(),
-            "(e.g. \"10ms\")",
-        )?;
-        let p = Poisson {
-            cdf: &cdf,
-            load: g.fraction(&format!("{field}.load"), e.load)?,
-            start: at(e.start),
-            duration: e.duration,
-            exclude_same_rack: e.exclude_same_rack,
-            classes,
-            dport: e.dport,
-        };
-        let pool = g.pool(&field, &e.hosts)?;
         let s = e.seed.unwrap_or_else(|| derive_seed(seed, "poisson", i));
-        flows.extend(p.generate(&pool, s).map_err(|m| fail(&field, m))?);
+        flows.extend(poisson(&g, e, &format!("workload.poisson[{i}]"), base, s)?);
     }
     for (i, e) in w.incast_periodic.iter().enumerate() {
         let field = format!("workload.incast_periodic[{i}]");
-        let pool = g.pool(&field, &e.hosts)?;
-        let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
-        g.positive(
-            &format!("{field}.duration"),
-            e.duration.ps(),
-            "(e.g. \"10ms\")",
-        )?;
-        let period = match (e.load, e.interval) {
-            (Some(l), None) => {
-                let l = g.fraction(&format!("{field}.load"), l)?;
-                IncastOverlay::period_for_load(&pool, e.fan_in, size, l)
-            }
-            (None, Some(d)) => {
-                Delta(g.positive(&format!("{field}.interval"), d.ps(), "(e.g. \"375us\")")?)
-            }
-            _ => {
-                return Err(cx.err(
-                    &field,
-                    "give load (fraction of the hosts' total capacity, e.g. 0.02) or interval (e.g. \"375us\"), not both",
-                ));
-            }
-        };
-        let o = IncastOverlay {
-            fan_in: e.fan_in,
-            size,
-            start: at(e.start),
-            duration: e.duration,
-            period,
-            poisson: e.arrival == Some(Arrival::Poisson),
-            classes: Classes::One(g.class(&format!("{field}.class"), e.class)?),
-            dport: e.dport,
-        };
         let s = e
             .seed
             .unwrap_or_else(|| derive_seed(seed, "incast_periodic", i));
-        flows.extend(
-            o.generate(&pool, s)
-                .map_err(|m| fail(&format!("{field}.fan_in"), m))?,
-        );
+        flows.extend(incast_periodic(&g, e, &field, s)?);
     }
     for (i, e) in w.permutation.iter().enumerate() {
-        let field = format!("workload.permutation[{i}]");
-        let pool = g.pool(&field, &e.hosts)?;
-        let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
-        let class = g.class(&format!("{field}.class"), e.class)?;
         let s = e
             .seed
             .unwrap_or_else(|| derive_seed(seed, "permutation", i));
-        let v = patterns::permutation(
-            &pool,
-            e.exclude_same_rack,
-            size,
-            at(e.start),
-            class,
-            e.dport,
+        flows.extend(permutation(
+            &g,
+            e,
+            &format!("workload.permutation[{i}]"),
             s,
-        )
-        .map_err(|m| fail(&field, m))?;
-        flows.extend(v);
+        )?);
     }
     for (i, e) in w.all_to_all.iter().enumerate() {
-        let field = format!("workload.all_to_all[{i}]");
-        let pool = g.pool(&field, &e.hosts)?;
-        let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
-        let class = g.class(&format!("{field}.class"), e.class)?;
-        let n = pool.len() as u64;
-        if n * (n - 1) > MAX_GENERATED_FLOWS {
-            return Err(cx.err(
-                &field,
-                format!(
-                    "{n} hosts give {} flows (limit {MAX_GENERATED_FLOWS}); restrict hosts",
-                    n * (n - 1)
-                ),
-            ));
-        }
-        flows.extend(patterns::all_to_all(
-            &pool,
-            size,
-            at(e.start),
-            class,
-            e.dport,
-        ));
+        flows.extend(all_to_all(&g, e, &format!("workload.all_to_all[{i}]"))?);
     }
     for (i, e) in w.long_short.iter().enumerate() {
-        let field = format!("workload.long_short[{i}]");
-        let ls = LongShort {
-            long_src: g.host(&format!("{field}.long_src"), e.long_src)?,
-            short_src: g.host(&format!("{field}.short_src"), e.short_src)?,
-            dst: g.host(&format!("{field}.dst"), e.dst)?,
-            long_size: g.positive(&format!("{field}.long_size"), e.long_size.0, "bytes")?,
-            short_size: g.positive(&format!("{field}.short_size"), e.short_size.0, "bytes")?,
-            start: at(e.start),
-            short_start: at(e.short_start),
-            class: g.class(&format!("{field}.class"), e.class)?,
-            dport: e.dport,
-        };
-        for (j, f) in patterns::long_short(&ls).into_iter().enumerate() {
-            let which = if j == 0 { "long_src" } else { "short_src" };
-            check_flow(&f, topo, &format!("{field}.{which}"), cx)?;
-            flows.push(f);
-        }
+        flows.extend(long_short(&g, e, &format!("workload.long_short[{i}]"))?);
     }
     for (i, e) in w.periodic.iter().enumerate() {
-        let field = format!("workload.periodic[{i}]");
-        let src = g.host(&format!("{field}.src"), e.src)?;
-        let dst = g.host(&format!("{field}.dst"), e.dst)?;
-        let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
-        let every = g.positive(
-            &format!("{field}.interval"),
-            e.interval.ps(),
-            "(e.g. \"20us\")",
-        )?;
-        let class = g.class(&format!("{field}.class"), e.class)?;
-        // Count before generating: a tiny interval must not exhaust memory.
-        let n = e.duration.ps().div_ceil(every);
-        if n > MAX_GENERATED_FLOWS {
-            return Err(cx.err(
-                &field,
-                format!(
-                    "interval {} over duration {} gives {n} flows (limit {MAX_GENERATED_FLOWS}); lengthen interval or shorten duration",
-                    e.interval, e.duration
-                ),
-            ));
-        }
-        flows.reserve(n as usize);
-        let mut t = e.start.ps();
-        while t < e.start.ps() + e.duration.ps() {
-            let f = FlowSpec {
-                src,
-                dst,
-                size,
-                start: SimTime(t),
-                class,
-                dport: e.dport,
-            };
-            check_flow(&f, topo, &field, cx)?;
-            flows.push(f);
-            t += every;
-        }
+        flows.extend(periodic(&g, e, &format!("workload.periodic[{i}]"))?);
     }
     for (i, e) in w.staggered.iter().enumerate() {
         flows.extend(staggered(
@@ -503,6 +348,194 @@ pub(super) fn generate(
             &format!("workload.staggered[{i}]"),
             payload_fraction,
         )?);
+    }
+    Ok(flows)
+}
+
+fn at(d: Delta) -> SimTime {
+    SimTime(d.ps())
+}
+
+fn poisson(
+    g: &Gen,
+    e: &PoissonEntry,
+    field: &str,
+    base: &Path,
+    seed: u64,
+) -> Result<Vec<FlowSpec>, InputError> {
+    let cx = g.cx;
+    let cdf = builtin::resolve_cdf(&e.cdf, base, cx.source, &format!("{field}.cdf"))?;
+    let classes = match (e.class, e.classes.is_empty()) {
+        (Some(_), false) => {
+            return Err(cx.err(field, "give class = N or classes = [...], not both"));
+        }
+        (c, true) => Classes::One(g.class(&format!("{field}.class"), c.unwrap_or(3))?),
+        (None, false) => {
+            for (j, &c) in e.classes.iter().enumerate() {
+                g.class(&format!("{field}.classes[{j}]"), c)?;
+            }
+            Classes::Uniform(e.classes.clone())
+        }
+    };
+    g.positive(
+        &format!("{field}.duration"),
+        e.duration.ps(),
+        "(e.g. \"10ms\")",
+    )?;
+    let p = Poisson {
+        cdf: &cdf,
+        load: g.fraction(&format!("{field}.load"), e.load)?,
+        start: at(e.start),
+        duration: e.duration,
+        exclude_same_rack: e.exclude_same_rack,
+        classes,
+        dport: e.dport,
+    };
+    let pool = g.pool(field, &e.hosts)?;
+    p.generate(&pool, seed).map_err(|m| cx.err(field, m))
+}
+
+fn incast_periodic(
+    g: &Gen,
+    e: &IncastPeriodicEntry,
+    field: &str,
+    seed: u64,
+) -> Result<Vec<FlowSpec>, InputError> {
+    let pool = g.pool(field, &e.hosts)?;
+    let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
+    g.positive(
+        &format!("{field}.duration"),
+        e.duration.ps(),
+        "(e.g. \"10ms\")",
+    )?;
+    let period = match (e.load, e.interval) {
+        (Some(l), None) => {
+            let l = g.fraction(&format!("{field}.load"), l)?;
+            IncastOverlay::period_for_load(&pool, e.fan_in, size, l)
+        }
+        (None, Some(d)) => {
+            Delta(g.positive(&format!("{field}.interval"), d.ps(), "(e.g. \"375us\")")?)
+        }
+        _ => {
+            return Err(g.cx.err(
+                field,
+                "give load (fraction of the hosts' total capacity, e.g. 0.02) or interval (e.g. \"375us\"), not both",
+            ));
+        }
+    };
+    let o = IncastOverlay {
+        fan_in: e.fan_in,
+        size,
+        start: at(e.start),
+        duration: e.duration,
+        period,
+        poisson: e.arrival == Some(Arrival::Poisson),
+        classes: Classes::One(g.class(&format!("{field}.class"), e.class)?),
+        dport: e.dport,
+    };
+    o.generate(&pool, seed)
+        .map_err(|m| g.cx.err(format!("{field}.fan_in"), m))
+}
+
+fn permutation(
+    g: &Gen,
+    e: &PermutationEntry,
+    field: &str,
+    seed: u64,
+) -> Result<Vec<FlowSpec>, InputError> {
+    let pool = g.pool(field, &e.hosts)?;
+    let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
+    let class = g.class(&format!("{field}.class"), e.class)?;
+    patterns::permutation(
+        &pool,
+        e.exclude_same_rack,
+        size,
+        at(e.start),
+        class,
+        e.dport,
+        seed,
+    )
+    .map_err(|m| g.cx.err(field, m))
+}
+
+fn all_to_all(g: &Gen, e: &AllToAllEntry, field: &str) -> Result<Vec<FlowSpec>, InputError> {
+    let pool = g.pool(field, &e.hosts)?;
+    let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
+    let class = g.class(&format!("{field}.class"), e.class)?;
+    let n = pool.len() as u64;
+    if n * (n - 1) > MAX_GENERATED_FLOWS {
+        return Err(g.cx.err(
+            field,
+            format!(
+                "{n} hosts give {} flows (limit {MAX_GENERATED_FLOWS}); restrict hosts",
+                n * (n - 1)
+            ),
+        ));
+    }
+    Ok(patterns::all_to_all(
+        &pool,
+        size,
+        at(e.start),
+        class,
+        e.dport,
+    ))
+}
+
+fn long_short(g: &Gen, e: &LongShortEntry, field: &str) -> Result<Vec<FlowSpec>, InputError> {
+    let ls = LongShort {
+        long_src: g.host(&format!("{field}.long_src"), e.long_src)?,
+        short_src: g.host(&format!("{field}.short_src"), e.short_src)?,
+        dst: g.host(&format!("{field}.dst"), e.dst)?,
+        long_size: g.positive(&format!("{field}.long_size"), e.long_size.0, "bytes")?,
+        short_size: g.positive(&format!("{field}.short_size"), e.short_size.0, "bytes")?,
+        start: at(e.start),
+        short_start: at(e.short_start),
+        class: g.class(&format!("{field}.class"), e.class)?,
+        dport: e.dport,
+    };
+    let flows = patterns::long_short(&ls);
+    for (j, f) in flows.iter().enumerate() {
+        let which = if j == 0 { "long_src" } else { "short_src" };
+        check_flow(f, g.topo, &format!("{field}.{which}"), g.cx)?;
+    }
+    Ok(flows)
+}
+
+fn periodic(g: &Gen, e: &PeriodicEntry, field: &str) -> Result<Vec<FlowSpec>, InputError> {
+    let src = g.host(&format!("{field}.src"), e.src)?;
+    let dst = g.host(&format!("{field}.dst"), e.dst)?;
+    let size = g.positive(&format!("{field}.size"), e.size.0, "bytes")?;
+    let every = g.positive(
+        &format!("{field}.interval"),
+        e.interval.ps(),
+        "(e.g. \"20us\")",
+    )?;
+    let class = g.class(&format!("{field}.class"), e.class)?;
+    // Count before generating: a tiny interval must not exhaust memory.
+    let n = e.duration.ps().div_ceil(every);
+    if n > MAX_GENERATED_FLOWS {
+        return Err(g.cx.err(
+            field,
+            format!(
+                "interval {} over duration {} gives {n} flows (limit {MAX_GENERATED_FLOWS}); lengthen interval or shorten duration",
+                e.interval, e.duration
+            ),
+        ));
+    }
+    let mut flows = Vec::with_capacity(n as usize);
+    let mut t = e.start.ps();
+    while t < e.start.ps() + e.duration.ps() {
+        let f = FlowSpec {
+            src,
+            dst,
+            size,
+            start: SimTime(t),
+            class,
+            dport: e.dport,
+        };
+        check_flow(&f, g.topo, field, g.cx)?;
+        flows.push(f);
+        t += every;
     }
     Ok(flows)
 }
