@@ -1,7 +1,7 @@
 //! The run configuration: everything one run needs, validated, in runtime
 //! types. [`crate::scenario`] builds it from a scenario file; [`crate::sim`]
 //! runs it. Each model's own settings live with the model ([`NicPlan`] in
-//! `nic`, [`PfcPlan`] and [`EcnPlan`] in `switch`, `CcKind` in `cc`); this module
+//! `nic`, [`MmuPlan`] and [`EcnPlan`] in `switch`, `CcKind` in `cc`); this module
 //! holds the aggregate and the settings of the run itself (outputs, diagnostics).
 
 pub mod paths;
@@ -10,7 +10,7 @@ use crate::cc::CcKind;
 use crate::nic::NicPlan;
 use crate::profile::ModelConfig;
 use crate::switch::ecn::EcnPlan;
-use crate::switch::flowctl::PfcPlan;
+use crate::switch::mmu::MmuPlan;
 use crate::topology::Topology;
 use crate::units::SimTime;
 use crate::workload::FlowSpec;
@@ -29,7 +29,7 @@ pub struct RunConfig {
     pub stop: Option<SimTime>,
     pub topo: Topology,
     pub model: ModelConfig,
-    pub pfc: PfcPlan,
+    pub mmu: MmuPlan,
     /// When switches send PAUSE/RESUME (scheme, pause style).
     pub flowctl: crate::switch::flowctl::FlowControlConfig,
     pub diag: DiagConfig,

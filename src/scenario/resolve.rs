@@ -33,7 +33,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let int_on = f.switch.int_on(&cc);
     let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
-    let (pfc, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
+    let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
     let diag = diagnostics::resolve(&f.diagnostics, &cx)?;
     let ecn = switch::resolve_ecn(&f.switch, &cc, &cx)?;
     let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
@@ -57,7 +57,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         stop,
         topo,
         model,
-        pfc,
+        mmu,
         flowctl,
         diag,
         ecn,

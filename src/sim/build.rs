@@ -18,7 +18,7 @@ use crate::output::journal::{Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{Engine, Recorder};
 use crate::port::Egress;
-use crate::switch::mmu::MmuPlan;
+use crate::switch::mmu::MmuFacts;
 use crate::switch::{Switch, SwitchConfig, SwitchPlan, ecmp};
 use crate::topology::NodeId;
 use crate::units::Rate;
@@ -335,8 +335,8 @@ pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
         serialization: cfg.model.serialization,
         ecn: &cfg.ecn,
         flowctl: &cfg.flowctl,
-        mmu: MmuPlan {
-            pfc: &cfg.pfc,
+        mmu: &cfg.mmu,
+        mmu_facts: MmuFacts {
             model: cfg.model.mmu,
             mtu_wire: cfg.mtu_wire() as u64,
             nic_rate,

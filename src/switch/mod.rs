@@ -148,7 +148,8 @@ pub struct SwitchPlan<'a> {
     pub serialization: Serialization,
     pub ecn: &'a ecn::EcnPlan,
     pub flowctl: &'a flowctl::FlowControlConfig,
-    pub mmu: mmu::MmuPlan<'a>,
+    pub mmu: &'a mmu::MmuPlan,
+    pub mmu_facts: mmu::MmuFacts,
 }
 
 impl Switch {
@@ -183,7 +184,7 @@ impl Switch {
             node,
             idx,
             ports,
-            mmu: mmu::Mmu::new(plan.mmu.config(idx.idx(), infos)),
+            mmu: mmu::Mmu::new(plan.mmu.config(plan.mmu_facts, idx.idx(), infos)),
             fc: flowctl::SwitchFc::new(plan.flowctl, &facts),
             timer_at: SimTime::MAX,
             pauses_sent: 0,

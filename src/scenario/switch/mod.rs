@@ -11,7 +11,8 @@ use crate::cc::CcKind;
 use crate::error::InputError;
 use crate::profile::MmuModel;
 use crate::switch::ecn::{EcnPlan, Red};
-use crate::switch::flowctl::{FlowControlConfig, PfcPlan};
+use crate::switch::flowctl::FlowControlConfig;
+use crate::switch::mmu::MmuPlan;
 use crate::switch::mmu::PfcThreshold;
 use crate::switch::thresholds::SwitchBuffer;
 use crate::topology::Topology;
@@ -131,19 +132,24 @@ pub(super) fn resolve_pfc(
     mtu_wire: u64,
     mmu: MmuModel,
     cx: &Ctx,
-) -> Result<(PfcPlan, FlowControlConfig), InputError> {
-    let mut pfc = pfc_plan(s, mtu_wire, mmu, cx)?;
-    dcqcn_rules(&s.pfc, &mut pfc, topo, mtu_wire, cx)?;
-    let flowctl = flowctl::resolve(&s.pfc, s.lossless(), pfc.resume_offset, cx)?;
-    Ok((pfc, flowctl))
+) -> Result<(MmuPlan, FlowControlConfig), InputError> {
+    let mut plan = mmu_plan(s, mtu_wire, mmu, cx)?;
+    dcqcn_rules(&s.pfc, &mut plan, topo, mtu_wire, cx)?;
+    let ns3 = mmu == MmuModel::Ns3;
+    let resume_offset =
+        (s.pfc.resume_offset.map(|b| b.0)).unwrap_or(if ns3 { 3072 } else { 2 * mtu_wire });
+    let flowctl = flowctl::resolve(&s.pfc, s.lossless(), resume_offset, cx)?;
+    Ok((plan, flowctl))
 }
 
-fn pfc_plan(
+/// The buffer and its PFC thresholds (`[switch]`, `[switch.pfc]`), with the
+/// MMU model's defaults.
+fn mmu_plan(
     s: &SwitchSection,
     mtu_wire: u64,
     mmu: MmuModel,
     cx: &Ctx,
-) -> Result<PfcPlan, InputError> {
+) -> Result<MmuPlan, InputError> {
     let p = &s.pfc;
     let ns3 = mmu == MmuModel::Ns3;
     // ns-3: BUFFER_SIZE is in MiB; run.py uses 32 at 100 Gbps.
@@ -186,21 +192,15 @@ fn pfc_plan(
             format!("{egress_alpha} must be > 0, e.g. 1.0"),
         ));
     }
-    Ok(PfcPlan {
+    Ok(MmuPlan {
         buffer,
-        enabled: p.enabled.unwrap_or(true),
+        lossless: p.enabled.unwrap_or(true),
         threshold,
         alpha: p.alpha,
         headroom: p.headroom.map(|b| b.0),
         reserve: p.reserve.map(|b| b.0).unwrap_or(if ns3 { 4096 } else { 0 }),
-        resume_offset: p.resume_offset.map(|b| b.0).unwrap_or(if ns3 {
-            3072
-        } else {
-            2 * mtu_wire
-        }),
         egress_alpha,
         shared_buffer: s.shared_buffer.map(|b| b.0),
-        classes: 8,
         dcqcn_static: Vec::new(),
     })
 }
@@ -209,7 +209,7 @@ fn pfc_plan(
 /// lossless classes of those rules, and the `dcqcn-static` threshold per switch.
 fn dcqcn_rules(
     p: &PfcSection,
-    plan: &mut PfcPlan,
+    plan: &mut MmuPlan,
     topo: &Topology,
     mtu_wire: u64,
     cx: &Ctx,
@@ -221,7 +221,6 @@ fn dcqcn_rules(
             format!("{classes}; valid: 1..8 lossless classes"),
         ));
     }
-    plan.classes = classes;
     if let Some(beta) = p.beta {
         if p.alpha.is_some() {
             return Err(cx.err(

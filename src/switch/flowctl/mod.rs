@@ -24,7 +24,7 @@ pub mod ppfc;
 
 use super::SwitchPort;
 use super::ecn::Marker;
-use super::mmu::{Mmu, PfcThreshold};
+use super::mmu::Mmu;
 use crate::packet::PacketPool;
 use crate::port::CLASSES;
 use crate::units::{Delta, PS_PER_S, Rate, SimTime};
@@ -215,38 +215,6 @@ impl FlowControl for SwitchFc {
             SwitchFc::Ppfc(p) => p.on_tick(ctx, out),
             SwitchFc::Capfc(c) => c.on_tick(ctx, out),
         }
-    }
-}
-
-/// PFC and buffer settings (per-port values are derived when switches are built).
-#[derive(Clone, Debug)]
-pub struct PfcPlan {
-    pub buffer: u64,
-    pub enabled: bool,
-    pub threshold: PfcThreshold,
-    /// `None` = derived per port by the MMU model (1/8; ns-3: by port speed).
-    pub alpha: Option<f64>,
-    /// `None` = derived per port by the MMU model (src/switch/mmu/derive.rs).
-    pub headroom: Option<u64>,
-    pub reserve: u64,
-    pub resume_offset: u64,
-    pub egress_alpha: f64,
-    /// Cap on the shared pool (`switch.shared_buffer`).
-    pub shared_buffer: Option<u64>,
-    /// Lossless classes in DCQCN §4's rules.
-    pub classes: u32,
-    /// `threshold = "dcqcn-static"`: the static threshold of each switch (by
-    /// switch index); empty otherwise.
-    pub dcqcn_static: Vec<u64>,
-}
-
-impl PfcPlan {
-    /// Headroom of a port: as configured, or 2 x (rate x delay) in flight both
-    /// ways + 3 full frames (the one being sent when XOFF leaves, the PAUSE
-    /// itself, the one the upstream has started).
-    pub fn headroom_for(&self, port: &crate::topology::PortInfo, mtu_wire: u64) -> u64 {
-        self.headroom
-            .unwrap_or_else(|| 2 * port.rate.bytes_in(port.delay) + 3 * mtu_wire)
     }
 }
 

@@ -17,7 +17,6 @@
 
 use super::{MmuConfig, PfcThreshold};
 use crate::profile::MmuModel;
-use crate::switch::flowctl::PfcPlan;
 use crate::topology::PortInfo;
 use crate::units::Rate;
 
@@ -38,10 +37,32 @@ pub fn ns3_headroom(port: &PortInfo) -> u64 {
     (port.rate.bps() as u128 * port.delay.as_ns() as u128 / 8 / 1_000_000_000) as u64 * 3
 }
 
-/// What a switch's MMU is derived from, the same for every switch of a run.
+/// The run's buffer settings (`[switch]`, `[switch.pfc]`): the same for every
+/// switch; each switch's per-port values are derived from them when it is built.
 #[derive(Clone, Debug)]
-pub struct MmuPlan<'a> {
-    pub pfc: &'a PfcPlan,
+pub struct MmuPlan {
+    pub buffer: u64,
+    /// PFC on: lossless classes, headroom, XOFF/XON.
+    pub lossless: bool,
+    pub threshold: PfcThreshold,
+    /// `None` = derived per port by the MMU model (1/8; ns-3: by port speed).
+    pub alpha: Option<f64>,
+    /// `None` = derived per port by the MMU model.
+    pub headroom: Option<u64>,
+    /// Bytes reserved per (ingress port, class).
+    pub reserve: u64,
+    /// Lossy mode: egress dynamic-threshold alpha.
+    pub egress_alpha: f64,
+    /// Cap on the shared pool (`switch.shared_buffer`).
+    pub shared_buffer: Option<u64>,
+    /// `threshold = "dcqcn-static"`: the static threshold of each switch (by
+    /// switch index); empty otherwise.
+    pub dcqcn_static: Vec<u64>,
+}
+
+/// What the derivation reads beyond the plan and the ports.
+#[derive(Clone, Copy, Debug)]
+pub struct MmuFacts {
     pub model: MmuModel,
     /// A full data packet on the wire (the default headroom's frames).
     pub mtu_wire: u64,
@@ -49,12 +70,20 @@ pub struct MmuPlan<'a> {
     pub nic_rate: Rate,
 }
 
-impl MmuPlan<'_> {
+impl MmuPlan {
+    /// Headroom of a port: as configured, or 2 x (rate x delay) in flight both
+    /// ways + 3 full frames (the one being sent when XOFF leaves, the PAUSE
+    /// itself, the one the upstream has started).
+    pub fn headroom_for(&self, port: &PortInfo, mtu_wire: u64) -> u64 {
+        self.headroom
+            .unwrap_or_else(|| 2 * port.rate.bytes_in(port.delay) + 3 * mtu_wire)
+    }
+
     /// The MMU configuration of switch number `switch_idx`, whose ports are `infos`.
-    pub fn config(&self, switch_idx: usize, infos: &[PortInfo]) -> MmuConfig {
-        let pfc = self.pfc;
-        let ns3 = self.model == MmuModel::Ns3;
-        let (mtu_wire, nic_rate) = (self.mtu_wire, self.nic_rate);
+    pub fn config(&self, facts: MmuFacts, switch_idx: usize, infos: &[PortInfo]) -> MmuConfig {
+        let pfc = self;
+        let ns3 = facts.model == MmuModel::Ns3;
+        let (mtu_wire, nic_rate) = (facts.mtu_wire, facts.nic_rate);
         let headroom = infos
             .iter()
             .map(|p| {
@@ -75,7 +104,7 @@ impl MmuPlan<'_> {
             .collect();
         MmuConfig {
             buffer: pfc.buffer,
-            lossless: pfc.enabled,
+            lossless: pfc.lossless,
             threshold: match pfc.dcqcn_static.get(switch_idx) {
                 Some(&t) => PfcThreshold::Static(t),
                 None => pfc.threshold,

@@ -29,7 +29,7 @@
 
 mod derive;
 
-pub use derive::MmuPlan;
+pub use derive::{MmuFacts, MmuPlan};
 
 use crate::port::CLASSES;
 
