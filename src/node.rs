@@ -41,8 +41,6 @@ pub enum Event {
     FlowStart { host: HostIdx },
     /// A flow's controller timer or retransmission deadline (at its sender).
     QpTimer { flow: FlowId },
-    /// Sample a recorder (the dispatcher's observers).
-    Sample { what: Sampler },
     /// The end of a flow's DCQCN NP window (§3.1, Fig. 6), at its receiver: a CNP
     /// if a packet marked inside the window is still unanswered.
     CnpTimer { flow: FlowId },
@@ -52,41 +50,35 @@ pub enum Event {
     SwitchTimer { switch: SwitchIdx },
 }
 
-/// The dispatcher's periodic observers (`Event::Sample` targets).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sampler {
-    /// Queue lengths of the watched ports (queue.csv).
-    Queues = 0,
-    /// Link utilization (link_util.csv).
-    Links = 1,
-    /// Flow rates (flow_rates.csv).
-    Flows = 2,
-    /// The ns-3 qlen.txt monitor.
-    Ns3Qlen = 3,
-    /// The per-flow sending-rate trace kept in memory.
-    Rates = 4,
-    /// The deadlock search and confirmation (on the window grid).
-    Deadlock = 5,
-}
-
-impl Sampler {
-    const ALL: [Sampler; 6] = [
-        Sampler::Queues,
-        Sampler::Links,
-        Sampler::Flows,
-        Sampler::Ns3Qlen,
-        Sampler::Rates,
-        Sampler::Deadlock,
-    ];
-}
-
 const TAG_SHIFT: u32 = 29;
 /// The tags of the two packet events, which the event loop's cache hints read
 /// without unpacking ([`Packed::arrival_link`], [`Packed::tx_done_egress`]).
 const TAG_TX_DONE: u32 = 0;
 const TAG_ARRIVE: u32 = 1;
+/// The tag of the dispatcher's own events (`sim`'s observers and deadlock
+/// search, on its own queue), which share the nodes' order: at equal time and
+/// lead they come after flows' timers and before CNP timers.
+const TAG_DISPATCHER: u32 = 4;
 /// Largest index an event can carry (packets, flows and egress ports are counted below it).
 pub const MAX_EVENT_INDEX: u32 = (1 << TAG_SHIFT) - 1;
+
+/// The bits of the dispatcher's event number `index` in the nodes' event
+/// order ([`TAG_DISPATCHER`]); [`dispatcher_index`] gives it back.
+#[inline]
+pub fn dispatcher_bits(index: u32) -> u32 {
+    assert!(
+        index <= MAX_EVENT_INDEX,
+        "dispatcher event {index} does not fit"
+    );
+    TAG_DISPATCHER << TAG_SHIFT | index
+}
+
+/// The number of a dispatcher's event from its bits ([`dispatcher_bits`]).
+#[inline]
+pub fn dispatcher_index(bits: u32) -> u32 {
+    debug_assert_eq!(bits >> TAG_SHIFT, TAG_DISPATCHER, "a dispatcher's event");
+    bits & MAX_EVENT_INDEX
+}
 
 /// An [`Event`] packed into 32 bits (tag in the top 3 bits), so that queue
 /// entries stay small: this is the hottest data structure of the simulator.
@@ -112,7 +104,6 @@ impl Event {
             Event::Arrive { link } => (TAG_ARRIVE, link.0),
             Event::FlowStart { host } => (2, host.0),
             Event::QpTimer { flow } => (3, flow.0),
-            Event::Sample { what } => (4, what as u32),
             Event::CnpTimer { flow } => (5, flow.0),
             Event::PauseExpiry { egress } => (6, egress.0),
             Event::SwitchTimer { switch } => (7, switch.0),
@@ -150,9 +141,7 @@ impl Packed {
             },
             2 => Event::FlowStart { host: HostIdx(idx) },
             3 => Event::QpTimer { flow: FlowId(idx) },
-            4 => Event::Sample {
-                what: Sampler::ALL[idx as usize],
-            },
+            TAG_DISPATCHER => unreachable!("the dispatcher's events are on its own queue"),
             5 => Event::CnpTimer { flow: FlowId(idx) },
             6 => Event::PauseExpiry {
                 egress: EgressId(idx),
@@ -473,9 +462,6 @@ mod tests {
             },
             Event::FlowStart { host: HostIdx(2) },
             Event::QpTimer { flow: FlowId(3) },
-            Event::Sample {
-                what: Sampler::Rates,
-            },
             Event::CnpTimer { flow: FlowId(0) },
             Event::PauseExpiry {
                 egress: EgressId(12),
@@ -498,6 +484,22 @@ mod tests {
             };
             assert_eq!(p.arrival_link(), link);
             assert_eq!(p.tx_done_egress(), egress);
+        }
+    }
+
+    /// The dispatcher's events keep the place the samplers had among the
+    /// nodes' events at equal time and lead: after flows' timers, before CNP
+    /// timers, whatever their number.
+    #[test]
+    fn dispatcher_events_sort_between_flow_timers_and_cnp_timers() {
+        let qp = Event::QpTimer {
+            flow: FlowId(MAX_EVENT_INDEX),
+        };
+        let cnp = Event::CnpTimer { flow: FlowId(0) };
+        for k in [0, 1, 5, MAX_EVENT_INDEX] {
+            let bits = dispatcher_bits(k);
+            assert!(qp.pack().0 < bits && bits < cnp.pack().0);
+            assert_eq!(dispatcher_index(bits), k);
         }
     }
 

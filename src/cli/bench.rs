@@ -64,12 +64,12 @@ fn recorder_overrides(r: Recorders) -> Vec<String> {
     match r {
         Recorders::Off | Recorders::Scenario => vec![],
         Recorders::Default => s(&["output.queue_interval=\"0s\""]),
-        Recorders::All => s(&[
-            "output.queue_interval=\"10us\"",
-            "output.link_utilization=\"10us\"",
-            "output.flow_rates={ flows = \"all\", interval = \"10us\" }",
-            "output.latency={ flows = \"all\" }",
-        ]),
+        // Every sampled recorder's own override, and the delay histogram's.
+        Recorders::All => (crate::output::observers::REGISTERED.iter())
+            .filter_map(|r| (r.all_on)())
+            .chain(["output.latency={ flows = \"all\" }"])
+            .map(String::from)
+            .collect(),
     }
 }
 

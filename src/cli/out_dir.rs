@@ -5,7 +5,7 @@
 //!   error naming `--out` and the path (exit code 2), before anything runs.
 //! * A directory that holds files is refused unless `--force` is given. With
 //!   `--force`, the previous run's files that rocesim writes
-//!   ([`crate::output::RUN_FILES`], and hidden temporaries of an interrupted run)
+//!   ([`crate::output::run_files`], and hidden temporaries of an interrupted run)
 //!   are removed just before the new ones are moved in, so a run that fails
 //!   leaves the previous run intact. Files rocesim does not know are never
 //!   deleted: the run is refused, naming them.
@@ -17,7 +17,7 @@
 use super::io_reason;
 use crate::error::InputError;
 use crate::output::claim::{CLAIM_FILE, Claim, claim};
-use crate::output::{RUN_FILES, is_temp_name};
+use crate::output::{is_temp_name, run_files};
 use std::path::{Path, PathBuf};
 
 /// A checked run directory.
@@ -125,7 +125,7 @@ fn previous_run(dir: &Path, force: bool, flag: &str) -> Result<Vec<String>, Stri
         if name == CLAIM_FILE {
             continue;
         }
-        if RUN_FILES.contains(&name.as_str()) || is_temp_name(&name) {
+        if run_files().any(|f| f == name) || is_temp_name(&name) {
             known.push(name);
         } else {
             unknown.push(name);

@@ -9,12 +9,8 @@
 //!   `time_ns node node_type if_index type`, node type 1 for switches, 0 for
 //!   hosts, interface index = our port + 1 (ns-3's device 0 is the loopback),
 //!   type 1 = pause, 0 = resume (§4).
-//! * `qlen.txt` (third.cc `monitor_buffer`): every 100 ns of the monitoring
-//!   window each switch egress port's backlog (all classes) goes into a
-//!   histogram of 1 KB bins; at every absolute time that is a multiple of 100 ms
-//!   the histograms so far are dumped as `time: T` then `switch port c0 c1 ...`
-//!   lines. ns-3 dumps only there (so a window from 2 s to 2.01 s shows one
-//!   sample); we also dump once when the window ends.
+//! * `qlen.txt` (third.cc `monitor_buffer`), a sampled recorder:
+//!   [`super::observers::ns3_qlen`].
 //!
 //! Times are absolute ns-3 times: our simulated time plus
 //! `workload.ns3_time_offset`.
@@ -23,14 +19,8 @@ use super::{AtomicFile, FctRecord, PfcKind};
 use crate::error::Error;
 use crate::topology::NodeId;
 use crate::units::SimTime;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-
-/// ns-3's qlen.txt sampling interval (third.cc `qlen_mon_interval`).
-pub const QLEN_INTERVAL_NS: u64 = 100;
-/// ns-3's qlen.txt dump period (third.cc `qlen_dump_interval`).
-pub const QLEN_DUMP_NS: u64 = 100_000_000;
 
 /// The IPv4 address ns-3 gives node `id`: 11.(id/256).(id%256).1.
 pub fn node_ip(id: u32) -> u32 {
@@ -79,68 +69,23 @@ pub fn parse_fct_line(line: &str) -> Option<Ns3FctLine> {
     ))
 }
 
-/// qlen.txt's per-port histograms of 1 KB bins.
-struct QlenMon {
-    file: AtomicFile,
-    dist: BTreeMap<(NodeId, u16), Vec<u32>>,
-    last_dump: Option<u64>,
-}
-
-impl QlenMon {
-    fn dump(&mut self, t_ns: u64) -> std::io::Result<()> {
-        if self.last_dump == Some(t_ns) {
-            return Ok(());
-        }
-        self.last_dump = Some(t_ns);
-        writeln!(self.file, "time: {t_ns}")?;
-        for (&(node, port), cnt) in &self.dist {
-            write!(self.file, "{node} {}", port + 1)?;
-            for c in cnt {
-                write!(self.file, " {c}")?;
-            }
-            writeln!(self.file)?;
-        }
-        Ok(())
-    }
-}
-
 /// The ns-3 files of one run.
 pub struct Ns3Files {
     fct: AtomicFile,
     pfc: AtomicFile,
-    qlen: Option<QlenMon>,
     is_switch: Vec<bool>,
     offset_ps: u64,
 }
 
 impl Ns3Files {
-    /// Creates fct.txt and pfc.txt (and qlen.txt with `qlen`) in `dir`.
-    pub fn create(
-        dir: &Path,
-        is_switch: Vec<bool>,
-        offset_ps: u64,
-        qlen: bool,
-    ) -> Result<Ns3Files, Error> {
-        let qlen = if qlen {
-            Some(QlenMon {
-                file: AtomicFile::create(dir, "qlen.txt")?,
-                dist: BTreeMap::new(),
-                last_dump: None,
-            })
-        } else {
-            None
-        };
+    /// Creates fct.txt and pfc.txt in `dir`.
+    pub fn create(dir: &Path, is_switch: Vec<bool>, offset_ps: u64) -> Result<Ns3Files, Error> {
         Ok(Ns3Files {
             fct: AtomicFile::create(dir, "fct.txt")?,
             pfc: AtomicFile::create(dir, "pfc.txt")?,
-            qlen,
             is_switch,
             offset_ps,
         })
-    }
-
-    pub fn qlen_on(&self) -> bool {
-        self.qlen.is_some()
     }
 
     pub fn flow_done(&mut self, r: &FctRecord) -> Result<(), Error> {
@@ -170,44 +115,14 @@ impl Ns3Files {
         .map_err(|e| self.pfc.err(e))
     }
 
-    /// One qlen.txt sample: `ports` are (switch node, port, bytes); `last` is the
-    /// window's final sample (dumped even off a 100 ms boundary).
-    pub fn qlen_sample(
-        &mut self,
-        now: SimTime,
-        ports: impl Iterator<Item = (NodeId, u16, u64)>,
-        last: bool,
-    ) -> Result<(), Error> {
-        let Some(q) = self.qlen.as_mut() else {
-            return Ok(());
-        };
-        for (node, port, bytes) in ports {
-            let cnt = q.dist.entry((node, port)).or_default();
-            let kb = (bytes / 1000) as usize;
-            if cnt.len() < kb + 1 {
-                cnt.resize(kb + 1, 0);
-            }
-            cnt[kb] += 1;
-        }
-        let t_ns = (now.ps() + self.offset_ps) / 1000;
-        let res = if t_ns.is_multiple_of(QLEN_DUMP_NS) || last {
-            q.dump(t_ns)
-        } else {
-            Ok(())
-        };
-        res.map_err(|e| q.file.err(e))
+    /// The bytes written to these files so far.
+    pub fn written(&self) -> u64 {
+        self.fct.written() + self.pfc.written()
     }
 
     /// The files to commit with the others.
-    /// The bytes written to these files so far.
-    pub fn written(&self) -> u64 {
-        self.fct.written() + self.pfc.written() + self.qlen.as_ref().map_or(0, |q| q.file.written())
-    }
-
     pub fn into_files(self) -> Vec<AtomicFile> {
-        let mut v = vec![self.fct, self.pfc];
-        v.extend(self.qlen.map(|q| q.file));
-        v
+        vec![self.fct, self.pfc]
     }
 }
 

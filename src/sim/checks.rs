@@ -1,9 +1,47 @@
-//! The dispatcher's own events (samplers and deadlock searches) and the
-//! checks every loop makes: output volume, wall clock, stalls, progress.
+//! The dispatcher's own events (observers' samples and deadlock searches)
+//! and the checks every loop makes: output volume, wall clock, stalls,
+//! progress.
 
 use super::{Ending, Sim};
-use crate::node::{Event, Progress, Sampler};
+use crate::node::{MAX_EVENT_INDEX, Progress, dispatcher_bits, dispatcher_index};
 use crate::units::SimTime;
+
+/// An event on the dispatcher's own queue.
+///
+/// Events due at the same time and lead run in the order of their numbers:
+/// the observers in registration order ([`crate::output::observers::REGISTERED`]),
+/// then the deadlock search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Due {
+    /// Observer `k`'s sample ([`crate::output::Recorder::observe`]).
+    Observe(u32),
+    /// The deadlock search and confirmation (on the window grid).
+    Deadlock,
+}
+
+impl Due {
+    const DEADLOCK: u32 = MAX_EVENT_INDEX;
+}
+
+impl crate::engine::Bits for Due {
+    #[inline]
+    fn to_bits(self) -> u32 {
+        dispatcher_bits(match self {
+            Due::Observe(k) => {
+                assert!(k < Due::DEADLOCK, "observer {k}: too many observers");
+                k
+            }
+            Due::Deadlock => Due::DEADLOCK,
+        })
+    }
+    #[inline]
+    fn from_bits(bits: u32) -> Self {
+        match dispatcher_index(bits) {
+            Due::DEADLOCK => Due::Deadlock,
+            k => Due::Observe(k),
+        }
+    }
+}
 
 impl Sim {
     /// Handles the dispatcher's next event; returns how the run ends if it
@@ -11,23 +49,17 @@ impl Sim {
     pub(super) fn global_due(&mut self) -> Option<Ending> {
         let (now, ev) = self.gq.pop().expect("the dispatcher has an event due");
         self.global_handled += 1;
-        if self.global_event(now, ev.unpack()) {
+        if self.global_event(now, ev) {
             return Some(Ending::Deadlock);
         }
         self.row_over_limit(now)
     }
 
     /// One of the dispatcher's events; returns true when a deadlock ends the run.
-    pub(super) fn global_event(&mut self, now: SimTime, ev: Event) -> bool {
+    pub(super) fn global_event(&mut self, now: SimTime, ev: Due) -> bool {
         match ev {
-            Event::Sample {
-                what: Sampler::Rates,
-            } => self.rate_sample(now),
-            Event::Sample {
-                what: Sampler::Deadlock,
-            } => return self.deadlock_search(now),
-            Event::Sample { what } => self.sample(now, what),
-            e => unreachable!("not a dispatcher event: {e:?}"),
+            Due::Observe(k) => self.observe(now, k as usize),
+            Due::Deadlock => return self.deadlock_search(now),
         }
         false
     }
@@ -83,5 +115,29 @@ impl Sim {
         }
         let bytes = self.rec.output_bytes();
         (bytes > self.limits.max_output_bytes).then_some(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Due;
+    use crate::engine::Bits;
+
+    /// Samples due together run in registration order, the deadlock search
+    /// after them all (as `Sampler::Deadlock` came after every sampler).
+    #[test]
+    fn the_deadlock_search_runs_after_every_observer_due_at_the_same_time() {
+        let due = [
+            Due::Observe(0),
+            Due::Observe(1),
+            Due::Observe(4),
+            Due::Deadlock,
+        ];
+        for w in due.windows(2) {
+            assert!(w[0].to_bits() < w[1].to_bits(), "{w:?}");
+        }
+        for d in due {
+            assert_eq!(Due::from_bits(d.to_bits()), d);
+        }
     }
 }

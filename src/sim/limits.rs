@@ -7,9 +7,9 @@
 //!   link's rate is refused ([`check_before`]; `validate` says so too).
 //! * Output volume: the run's output files together may hold at most
 //!   `max_output_bytes` (default 2 GB; `--max-output` raises it). Before running,
-//!   the rows the periodic recorders must write over the least time the run can
-//!   last are counted; while running, the files' size is checked every 65536
-//!   events and at the end.
+//!   the rows the sampled recorders must write over the least time the run can
+//!   last are counted (each recorder's `Observer::least_output`); while
+//!   running, the files' size is checked every 65536 events and at the end.
 //! * No progress: while flows are active, some packet must be delivered in order
 //!   at least every [`STALL_LIMIT`] of simulated time.
 //!
@@ -18,18 +18,12 @@
 
 use crate::config::RunConfig;
 use crate::error::InputError;
+use crate::output::observers::{Before, Per, REGISTERED, Volume};
 use crate::units::{Delta, SimTime};
 
 /// How long no flow may make progress, while flows are active, before the run is
 /// stopped as stalled (at least; [`stall_limit`]).
 pub const STALL_LIMIT: Delta = Delta::from_ms(100);
-
-/// Bytes a row of queue.csv takes at least (`t,n,p,b` and a newline).
-const QUEUE_ROW_MIN_BYTES: u64 = 8;
-/// Bytes a row of link_util.csv takes at least.
-const LINK_ROW_MIN_BYTES: u64 = 12;
-/// Bytes a row of flow_rates.csv takes at least.
-const FLOW_ROW_MIN_BYTES: u64 = 16;
 
 /// The limits of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,84 +192,52 @@ pub fn check_before(
     // each host's through its link), or until `stop`, whichever comes first.
     let last_end = least_end(cfg, bps);
     let end = cfg.stop.map_or(last_end, |s| s.min(last_end));
-    let span = end.ps().saturating_sub(first.start.ps());
-    let out = &cfg.output;
-    let ports = match &out.queue_ports {
-        Some(v) => v.len() as u64,
-        None => cfg
-            .topo
-            .switches
-            .iter()
-            .map(|s| cfg.topo.ports[s.idx()].len() as u64)
-            .sum(),
+    let before = Before {
+        plan: &cfg.output,
+        flows: &cfg.flows,
+        topo: &cfg.topo,
+        stop: cfg.stop,
+        span_ps: end.ps().saturating_sub(first.start.ps()),
+        least_fct: &|size| least_fct(size, bps),
     };
-    let mut checks = Vec::new();
-    if let Some(iv) = out.queue_interval {
-        checks.push((
-            "output.queue_interval",
-            "queue.csv",
-            iv,
-            QUEUE_ROW_MIN_BYTES,
-        ));
-    }
-    if let Some(iv) = out.link_utilization {
-        checks.push((
-            "output.link_utilization",
-            "link_util.csv",
-            iv,
-            LINK_ROW_MIN_BYTES,
-        ));
-    }
-    for (field, file, iv, row) in checks {
-        let rows = (span / iv.ps().max(1)).saturating_mul(ports);
-        let bytes = rows.saturating_mul(row);
-        if ports > 0 && bytes > limits.max_output_bytes {
-            return Err(InputError::new(
-                &cfg.source,
-                field,
-                format!(
-                    "every {iv} over {ports} ports for at least {}, {file} would hold at least \
-                     {rows} rows ({}), above the output limit of {} (--max-output raises it; \
-                     valid: a longer interval, fewer output.queue_ports, or a `stop` time)",
-                    human_time(span),
-                    fmt_bytes(bytes),
-                    fmt_bytes(limits.max_output_bytes)
-                ),
-            ));
+    for r in REGISTERED {
+        match (r.least_output)(&before) {
+            Some(v) if v.bytes > limits.max_output_bytes => {
+                return Err(too_much_output(cfg, limits, &v));
+            }
+            _ => {}
         }
     }
-    check_flow_rates(cfg, limits, bps)
+    Ok(())
 }
 
-/// flow_rates.csv: a row per selected flow per interval while it runs, and a
-/// flow runs at least its payload alone at the fastest rate (within `stop`).
-fn check_flow_rates(cfg: &RunConfig, limits: &Limits, bps: u64) -> Result<(), InputError> {
-    let Some((set, iv)) = &cfg.output.flow_rates else {
-        return Ok(());
-    };
-    let stop = cfg.stop.map_or(u64::MAX, SimTime::ps);
-    let selected = set.mask(&cfg.flows);
-    let mut rows = 0u64;
-    for (f, _) in cfg.flows.iter().zip(&selected).filter(|(_, s)| **s) {
-        let end = f.start.ps().saturating_add(least_fct(f.size, bps).ps());
-        let span = end.min(stop).saturating_sub(f.start.ps());
-        rows = rows.saturating_add(span / iv.ps().max(1));
-    }
-    let bytes = rows.saturating_mul(FLOW_ROW_MIN_BYTES);
-    if bytes > limits.max_output_bytes {
-        return Err(InputError::new(
-            &cfg.source,
-            "output.flow_rates",
+/// The error when a recorder would write more than the output limit.
+fn too_much_output(cfg: &RunConfig, limits: &Limits, v: &Volume) -> InputError {
+    let (how, fewer) = match v.per {
+        Per::Port { iv, ports, span_ps } => (
             format!(
-                "every {iv} for each selected flow while it runs, flow_rates.csv would hold at \
-                 least {rows} rows ({}), above the output limit of {} (--max-output raises it; \
-                 valid: a longer interval, fewer flows, or a `stop` time)",
-                fmt_bytes(bytes),
-                fmt_bytes(limits.max_output_bytes)
+                "every {iv} over {ports} ports for at least {}",
+                human_time(span_ps)
             ),
-        ));
-    }
-    Ok(())
+            "fewer output.queue_ports",
+        ),
+        Per::Flow { iv } => (
+            format!("every {iv} for each selected flow while it runs"),
+            "fewer flows",
+        ),
+    };
+    InputError::new(
+        &cfg.source,
+        v.field,
+        format!(
+            "{how}, {} would hold at least {} rows ({}), above the output limit of {} \
+             (--max-output raises it; valid: a longer interval, {fewer}, or a `stop` time)",
+            v.file,
+            v.rows,
+            fmt_bytes(v.bytes),
+            fmt_bytes(limits.max_output_bytes)
+        ),
+    )
 }
 
 /// A time for a message, in the largest unit that keeps it at least 1, with

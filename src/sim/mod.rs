@@ -5,7 +5,7 @@
 //! packets live in the pool and are referenced by index. Per hop a packet costs
 //! one `Arrive` event and, while a port stays busy, one `TxDone`. The NIC's
 //! behaviour is in [`crate::nic`], the switch's in [`crate::switch`]; the
-//! dispatcher keeps only what spans nodes: flow arrivals, the samplers, PFC
+//! dispatcher keeps only what spans nodes: flow arrivals, the observers, PFC
 //! deadlock detection (`pfc`), limits and the end of the run.
 //! Each flow's ideal FCT, base RTT and BDP come from the run's path model ([`crate::config::paths`]).
 
@@ -20,17 +20,18 @@ mod part;
 mod pfc;
 mod sample;
 mod sequential;
+mod view;
 
 use crate::config::RunConfig;
 use crate::engine::{EventQueue, Key};
 use crate::error::Error;
 use crate::ids::{EgressId, SwitchIdx};
-use crate::nic::{FlowInfo, Nic, NicConfig, NicEnv};
-use crate::node::{Event, Packed, Progress, Sampler};
+use crate::nic::{FlowInfo, NicConfig, NicEnv};
+use crate::node::{Event, Progress};
 use crate::output::journal::{Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{Engine, Recorder, RunOutputs};
-use crate::switch::{Switch, SwitchConfig};
+use crate::switch::SwitchConfig;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use part::{Part, Slot};
@@ -160,14 +161,15 @@ impl Shared {
 pub struct Sim {
     sh: Arc<Shared>,
     parts: Vec<Part>,
-    /// The dispatcher's own events: samplers and deadlock searches.
-    gq: EventQueue<Packed>,
+    /// The dispatcher's own events: observers' samples and deadlock searches.
+    gq: EventQueue<checks::Due>,
     /// The window grid (ps): the smallest link delay.
     grid: u64,
     seed: u64,
     rec: Recorder,
     /// Egress ports the per-port recorders watch (`output.queue_ports`).
     watched_ports: Vec<(NodeId, u16)>,
+    /// The in-memory rate trace's interval, if traced.
     trace_rates: Option<Delta>,
     limits: limits::Limits,
     /// PFC diagnostics (pause counters, propagation, victims, storms, deadlock).
@@ -181,7 +183,7 @@ pub struct Sim {
     engine: Engine,
     /// 1 when the run ended at an event past the stop time (it is counted).
     past_event: u64,
-    /// The dispatcher's events handled (samplers, deadlock searches).
+    /// The dispatcher's events handled (observers' samples, deadlock searches).
     global_handled: u64,
     /// How long no flow may make progress ([`limits::stall_limit`]).
     stall: Delta,
@@ -270,8 +272,7 @@ impl Sim {
         for p in &mut self.parts {
             p.journal = Journal::new(wants.clone());
         }
-        if let Some(first) = self.sh.cfg.flows.first() {
-            let t = first.start;
+        if !self.sh.cfg.flows.is_empty() {
             for p in &mut self.parts {
                 for nic in &p.nics {
                     if let Some(at) = nic.next_start(self.sh.nic_env()) {
@@ -281,33 +282,7 @@ impl Sim {
                     }
                 }
             }
-            let out = &self.sh.cfg.output;
-            if out.queue_interval.is_some() && !self.watched_ports.is_empty() {
-                let what = Sampler::Queues;
-                self.gq.schedule_cold(t, Event::Sample { what }.pack());
-            }
-            if let Some(iv) = out.link_utilization
-                && self.rec.link_util_on()
-            {
-                let what = Sampler::Links;
-                self.gq.schedule_cold(t + iv, Event::Sample { what }.pack());
-            }
-            if let Some((_, iv)) = out.flow_rates
-                && self.rec.flow_rates_on()
-            {
-                let what = Sampler::Flows;
-                self.gq.schedule_cold(t + iv, Event::Sample { what }.pack());
-            }
-            if self.trace_rates.is_some() {
-                let what = Sampler::Rates;
-                self.gq.schedule_cold(t, Event::Sample { what }.pack());
-            }
-            if let Some((start, _)) = out.qlen_mon
-                && self.rec.ns3_qlen_on()
-            {
-                let what = Sampler::Ns3Qlen;
-                self.gq.schedule_cold(start, Event::Sample { what }.pack());
-            }
+            self.schedule_observers();
         }
         // Events after the stop time or the limit are not handled.
         let last = self.limits.last_handled(self.sh.cfg.stop);
@@ -330,21 +305,5 @@ impl Sim {
         };
         self.engine.ordered_seconds = t1.elapsed().as_secs_f64();
         self.conclude(ending, wall, progress)
-    }
-
-    /// The NIC of host `node`, wherever it is.
-    fn nic(&self, node: NodeId) -> &Nic {
-        let l = self.sh.host_local(node);
-        &self.parts[self.sh.node_part[node.idx()] as usize].nics[l]
-    }
-
-    /// The switch `node`, wherever it is.
-    fn switch(&self, node: NodeId) -> &Switch {
-        let l = self.sh.switch_local(node);
-        &self.parts[self.sh.node_part[node.idx()] as usize].switches[l]
-    }
-
-    fn switch_port(&self, node: NodeId, port: u16) -> &crate::switch::SwitchPort {
-        &self.switch(node).ports[port as usize]
     }
 }

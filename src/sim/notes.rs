@@ -2,11 +2,11 @@
 //! in event-key order (the order one thread would have made them in).
 
 use super::Sim;
+use super::checks::Due;
 use super::part::next_grid;
 use crate::config::paths::flow_key;
 use crate::engine::Key;
 use crate::ids::FlowId;
-use crate::node::{Event, Sampler};
 use crate::output::journal::{Applied, Journal};
 use crate::switch::ecmp;
 use crate::units::SimTime;
@@ -57,9 +57,7 @@ impl Sim {
                 // searches already have that point's event.
                 if self.searches.is_empty() {
                     let at = SimTime(next_grid(key.0, self.grid));
-                    let what = Sampler::Deadlock;
-                    self.gq
-                        .schedule_cold_lead(at, u32::MAX, Event::Sample { what }.pack());
+                    self.gq.schedule_cold_lead(at, u32::MAX, Due::Deadlock);
                 }
                 self.searches.push((si, port, class));
             }

@@ -261,7 +261,6 @@ impl Part {
             }
             Event::FlowStart { host } => self.flow_start(sh, now, host),
             Event::SwitchTimer { switch } => self.switch_timer(sh, now, switch),
-            Event::Sample { .. } => unreachable!("samplers are the dispatcher's events"),
         }
     }
 

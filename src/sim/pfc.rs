@@ -4,12 +4,12 @@
 //! files (rendered by `output::pfc_report`). Sending and receiving PFC frames is the nodes' business
 //! (`switch::pause`, `node::Ctx::receive_pfc`).
 
+use super::checks::Due;
 use super::ends::{EgressEnd, PartEnd};
 use super::part::Part;
 use super::{Shared, Sim, Slot};
 use crate::error::Error;
 use crate::ids::{EgressId, SwitchIdx};
-use crate::node::{Event, Sampler};
 use crate::output::pfc_diag::{Candidate, Deadlock, QueueRef};
 use crate::output::pfc_report::{self, PortPauses};
 use crate::output::{PfcHeadline, RunOutputs};
@@ -137,9 +137,8 @@ impl Sim {
             confirm_at,
             found_at: now,
         });
-        let what = Sampler::Deadlock;
         self.gq
-            .schedule_cold_lead(confirm_at, u32::MAX, Event::Sample { what }.pack());
+            .schedule_cold_lead(confirm_at, u32::MAX, Due::Deadlock);
     }
 
     /// The egress id of switch `si`'s port `port`.

@@ -95,6 +95,14 @@ impl SwitchPort {
         }
     }
 
+    /// The port as the sampled recorders read it between events.
+    pub fn view(&self) -> crate::output::observers::PortView<'_> {
+        crate::output::observers::PortView {
+            queued: self.bytes,
+            eg: &self.eg,
+        }
+    }
+
     /// Tells the recorder that the queue is about to change from its current
     /// length at `now` (queue_hist.csv).
     #[inline]
