@@ -20,7 +20,7 @@ fi
 cd "$root"
 cargo clippy --all-targets --features mpi --target-dir target/mpi -- -D warnings
 # The unit tests of the MPI-only modules (the packet wire format).
-cargo test --release --features mpi --target-dir target/mpi --lib sim::wire
+cargo test --release --features mpi --target-dir target/mpi --lib sim::parallel::wire
 cargo build --release --features mpi --target-dir target/mpi
 bin=target/mpi/release/rocesim
 # OpenMPI refuses root unless told; CI containers run as root.
