@@ -76,6 +76,7 @@ pub const CC_MODES: &[(u32, &str)] = &[
     (3, "hpcc-ns3"),
     (7, "timely-ns3"),
     (8, "dctcp-ns3"),
+    (10, "hpcc-pint"),
 ];
 
 /// A KMIN/KMAX/PMAX map: its line and value by port rate (bit/s).
@@ -613,13 +614,6 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
             let n: Option<u32> = v.parse().ok();
             match CC_MODES.iter().find(|(m, _)| Some(*m) == n) {
                 Some((_, a)) => a,
-                None if v == "10" => {
-                    return Err(p.err(
-                        e,
-                        "CC_MODE",
-                        format!("10 (HPCC-PINT) is not modelled; valid: {valid}"),
-                    ));
-                }
                 None => {
                     return Err(p.err(
                         e,
@@ -665,6 +659,17 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
         x > 0.0 && x <= 1.0
     })? {
         writeln!(s, "u_target = {u:?}").ok();
+    }
+    if algo == "hpcc-pint" {
+        // Read only by HPCC-PINT, as third.cc reads them only with CC_MODE 10.
+        if let Some(b) = p.float("PINT_LOG_BASE", "a number > 1, e.g. 1.01", |x| x > 1.0)? {
+            writeln!(s, "pint_log_base = {b:?}").ok();
+        }
+        if let Some(x) = p.float("PINT_PROB", "a number in (0, 1], e.g. 1.0", |x| {
+            x > 0.0 && x <= 1.0
+        })? {
+            writeln!(s, "pint_prob = {x:?}").ok();
+        }
     }
     for (key, field) in [
         ("CLAMP_TARGET_RATE", "clamp_target_rate"),
@@ -759,7 +764,7 @@ pub fn import(config: &Path, text: &str, out: Option<&Path>) -> Result<Imported,
     // Warnings only for what changes a result or an output: a setting that is
     // off (ENABLE_TRACE 0, LINK_DOWN 0 0 0, ERROR_RATE_PER_LINK 0) is the same
     // here; TRACE_FILE and TRACE_OUTPUT_FILE matter only with ENABLE_TRACE 1;
-    // PINT_* only with CC_MODE 10, which is refused.
+    // PINT_* only with CC_MODE 10, where they are read.
     let is_zero = |v: &str| v.parse::<f64>().is_ok_and(|x| x == 0.0);
     let on = |key: &str| {
         p.get(key)
