@@ -102,8 +102,10 @@ pub struct Packet {
     pub n_hops: u8,
     /// Bit flags, see [`flag`].
     pub flags: u8,
-    /// Spare bytes (the header stays one cache line).
-    pub spare: [u8; 2],
+    /// HPCC-PINT's field: the largest encoded utilisation a switch on the path
+    /// stamped (`cc::ns3::pint`); an ACK carries its data packet's. 0 otherwise.
+    /// (It sits in what was alignment padding: the header stays 64 bytes.)
+    pub pint: u16,
 }
 
 /// Packet flag bits (`Packet::flags`).
@@ -147,7 +149,7 @@ impl Packet {
             class: 0,
             n_hops: 0,
             flags: 0,
-            spare: [0; 2],
+            pint: 0,
         }
     }
     #[inline]

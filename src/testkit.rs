@@ -441,7 +441,7 @@ impl SwitchBench {
         let sw = switch(&run, si);
         SwitchBench {
             w: World::new(sw.ports.len(), 0),
-            cfg: crate::sim::switch_config(&run),
+            cfg: crate::sim::switch_config(&run, BASE_RTT),
             sw,
             run,
             out: Vec::new(),

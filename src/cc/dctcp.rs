@@ -193,6 +193,7 @@ mod tests {
             is_nack: false,
             ecn_echo: ece,
             int: &[],
+            pint: 0,
             data_sent_at: SimTime::ZERO,
             rx_window: None,
             rx_busy: false,

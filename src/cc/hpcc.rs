@@ -325,6 +325,7 @@ mod tests {
             is_nack: false,
             ecn_echo: false,
             int: hops,
+            pint: 0,
             data_sent_at: SimTime::ZERO,
             rx_window: None,
             rx_busy: false,

@@ -35,6 +35,7 @@ mod proptests;
 
 use crate::packet::{IntCounter, IntHop};
 use crate::units::{Bytes, Delta, Rate, SimTime};
+use ns3::pint::PintCodec;
 use serde::{Deserialize, Serialize};
 
 pub use rcc::Congestion;
@@ -57,6 +58,9 @@ pub(crate) struct AckInfo<'a> {
     pub ecn_echo: bool,
     /// INT records copied from the data packet (HPCC).
     pub int: &'a [IntHop],
+    /// The PINT field copied from the data packet: the path's largest encoded
+    /// utilisation (HPCC-PINT, [`ns3::pint`]).
+    pub pint: u16,
     /// When the acknowledged data packet left the sender NIC (for RTT samples).
     pub data_sent_at: SimTime,
     /// Receiver-assigned window (RCC), if any.
@@ -90,6 +94,9 @@ pub(crate) struct FlowCtx {
     pub pair_bdp: u64,
     /// Payload bytes per full packet.
     pub mtu: u32,
+    /// Seeds the flow's own random draws (HPCC-PINT's ACK sampling): from the
+    /// run's seed and the flow.
+    pub seed: u64,
 }
 
 /// The sender-side congestion-control interface. Hooks default to no-ops.
@@ -164,6 +171,8 @@ registry::congestion_controls! {
         Rcc(rcc::RccKind => rcc::RccSender) from rcc,
         /// The HPCC ns-3 simulator's algorithms (`dcqcn-ns3`, `hpcc-ns3`, ...).
         Ns3(ns3::Ns3Kind => ns3::Ns3Cc) from ns3,
+        /// HPCC-PINT as the HPCC ns-3 simulator runs it (CC_MODE 10).
+        HpccPint(ns3::hpcc_pint::HpccPintKind => ns3::hpcc_pint::HpccPint) from ns3,
     }
 }
 
@@ -186,6 +195,7 @@ pub(crate) mod test_util {
             max_bdp: 0,
             pair_bdp: 0,
             mtu: 1000,
+            seed: 1,
         }
     }
 
@@ -225,13 +235,14 @@ mod tests {
         assert_eq!(table_of("dcqcn+win"), Some("dcqcn"));
         assert_eq!(table_of("rcc-ewa"), Some("rcc"));
         assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
+        assert_eq!(table_of("hpcc-pint"), Some("ns3"));
         let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc"];
         assert_eq!(
             tables.map(readers_of),
             [
                 "dcqcn and dcqcn+win",
                 "hpcc",
-                "the *-ns3 algorithms",
+                "the *-ns3 algorithms and hpcc-pint",
                 "timely and timely+win",
                 "dctcp",
                 "rcc, rcc-sender, rcc-ewa and rcc-pid"
@@ -292,7 +303,13 @@ mod tests {
 
     #[test]
     fn int_pacing_and_receivers_are_asked_for_by_the_algorithms_that_use_them() {
-        assert_eq!(those(|k| k.needs_int()), ["hpcc", "hpcc-ns3", "timely-ns3"]);
+        assert_eq!(
+            those(|k| k.needs_int()),
+            ["hpcc", "hpcc-ns3", "timely-ns3", "hpcc-pint"]
+        );
+        // HPCC-PINT's INT area is its 2-byte field, which switches fill instead
+        // of pushing records.
+        assert_eq!(those(|k| k.pint().is_some()), ["hpcc-pint"]);
         assert_eq!(those(|k| k.int_counter() != IntCounter::Tx), [""; 0]);
         let mut rx = CcSection {
             algorithm: "hpcc".into(),
@@ -301,14 +318,24 @@ mod tests {
         rx.hpcc.rate_signal = hpcc::RateSignal::Rx;
         assert_eq!(rx.resolve().unwrap().int_counter(), IntCounter::Rx);
         assert_eq!(those(|k| k.int_bytes() == Some(8)), ["timely-ns3"]);
-        assert_eq!(those(|k| k.int_bytes().is_some()), ["timely-ns3"]);
+        assert_eq!(those(|k| k.int_bytes() == Some(2)), ["hpcc-pint"]);
+        assert_eq!(
+            those(|k| k.int_bytes().is_some()),
+            ["timely-ns3", "hpcc-pint"]
+        );
         assert_eq!(
             those(|k| k.repace_on_rate_change().is_some()),
-            ["dcqcn-ns3", "hpcc-ns3", "timely-ns3", "dctcp-ns3"]
+            [
+                "dcqcn-ns3",
+                "hpcc-ns3",
+                "timely-ns3",
+                "dctcp-ns3",
+                "hpcc-pint"
+            ]
         );
         assert_eq!(
             those(|k| k.repace_on_rate_change() == Some(true)),
-            ["hpcc-ns3"]
+            ["hpcc-ns3", "hpcc-pint"]
         );
         assert_eq!(
             those(|k| k.receiver().is_some()),

@@ -119,6 +119,9 @@ impl Harness {
                     qlen: qlen as u64,
                     rate: self.ctx.line_rate,
                 };
+                // The PINT code a switch would stamp for that queue on a busy link.
+                let u = 1.0 + qlen as f64 / self.ctx.max_bdp as f64;
+                let pint = self.kind.pint().map_or(0, |c| c.encode(u, rtt_ns as u16));
                 let mut fb = None;
                 if let Some(r) = self.kind.receiver() {
                     let ev = RxEvent {
@@ -148,6 +151,7 @@ impl Harness {
                     is_nack: nack,
                     ecn_echo: ecn,
                     int: &[hop],
+                    pint,
                     data_sent_at: sent_at,
                     rx_window: fb.map(|f| f.window).filter(|&w| w > 0),
                     rx_busy: fb.is_some_and(|f| f.busy),

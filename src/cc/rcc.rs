@@ -676,6 +676,7 @@ mod tests {
             is_nack: false,
             ecn_echo: false,
             int: &[],
+            pint: 0,
             data_sent_at: us(1),
             rx_window: Some(31_250),
             rx_busy: true,

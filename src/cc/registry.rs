@@ -7,6 +7,7 @@
 //! names, how its parameters are checked, how a flow's controller is made, what it
 //! asks of the network) is its [`Algorithm`] impl, in its own file.
 
+use super::ns3::pint::PintCodec;
 use super::receiver::ReceiverKind;
 use super::{CongestionControl, EcnDefaults, FlowCtx};
 use crate::packet::IntCounter;
@@ -40,6 +41,10 @@ pub(crate) trait Algorithm: Sized {
     /// Whether switches must stamp INT records for it.
     fn needs_int(&self) -> bool {
         false
+    }
+    /// The PINT field switches fill for it instead of INT records (HPCC-PINT).
+    fn pint(&self) -> Option<PintCodec> {
+        None
     }
     /// The port counter switches put in its INT records.
     fn int_counter(&self) -> IntCounter {
@@ -172,6 +177,11 @@ macro_rules! congestion_controls {
             /// Whether switches must stamp INT records for this algorithm.
             pub(crate) fn needs_int(&self) -> bool {
                 registry::each!(CcKind [$($v)*] self, k => k.needs_int())
+            }
+            /// The PINT field switches fill for this algorithm instead of INT
+            /// records, if they do.
+            pub(crate) fn pint(&self) -> Option<PintCodec> {
+                registry::each!(CcKind [$($v)*] self, k => k.pint())
             }
             /// The port counter switches put in INT records for this algorithm.
             pub(crate) fn int_counter(&self) -> IntCounter {

@@ -243,6 +243,7 @@ mod tests {
             is_nack: false,
             ecn_echo: false,
             int: &[],
+            pint: 0,
             data_sent_at: SimTime(sent_us * 1_000_000),
             rx_window: None,
             rx_busy: false,

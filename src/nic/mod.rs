@@ -99,6 +99,8 @@ pub struct NicConfig {
     /// Hold back looks that would find nothing (`RunOptions::keep_idle_looks`
     /// turns it off).
     pub hold_back_looks: bool,
+    /// The run's seed, from which each flow's controller seeds its own draws.
+    pub seed: u64,
 }
 
 impl NicConfig {
@@ -137,6 +139,7 @@ impl NicConfig {
             xoff_forever: false,
             last: SimTime::MAX,
             hold_back_looks: true,
+            seed: 0,
         }
     }
 
@@ -318,6 +321,7 @@ impl Nic {
             max_bdp: cfg.max_bdp,
             pair_bdp: f.pair_bdp,
             mtu: cfg.plan.mtu,
+            seed: crate::workload::derive_seed(cfg.seed, "cc", fid.idx()),
         }
     }
 }

@@ -66,7 +66,7 @@ impl Nic {
             pkt.window,
             pkt.aux as u64,
         );
-        let n = pkt.n_hops as usize;
+        let (n, pint) = (pkt.n_hops as usize, pkt.pint);
         let transport = &env.cfg.transport;
         let seq = transport.acked_seq(seq);
         let Some(qp) = self.sqp(env, fid).filter(|q| !q.done) else {
@@ -92,6 +92,7 @@ impl Nic {
             ecn_echo: ece,
             // Read in place: the ACK is freed once the controller has seen it.
             int: &ctx.pool.int(id)[..n],
+            pint,
             data_sent_at: sent_at,
             rx_window: (window > 0).then_some(window),
             rx_busy,

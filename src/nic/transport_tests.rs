@@ -38,6 +38,7 @@ fn sender(size: u64) -> SendQp {
         max_bdp: 62_500,
         pair_bdp: 62_500,
         mtu: MTU as u32,
+        seed: 1,
     };
     SendQp::new(
         size,

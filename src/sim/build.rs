@@ -21,7 +21,7 @@ use crate::port::Egress;
 use crate::switch::mmu::MmuFacts;
 use crate::switch::{Switch, SwitchConfig, SwitchPlan, ecmp};
 use crate::topology::NodeId;
-use crate::units::Rate;
+use crate::units::{Delta, Rate};
 use crate::workload::FlowSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -82,9 +82,10 @@ impl Sim {
             base_rtt,
             max_bdp,
         );
-        let sw_cfg = switch_config(&cfg);
+        let sw_cfg = switch_config(&cfg, base_rtt);
         nic_cfg.xoff_forever = sw_cfg.xoff_forever;
         nic_cfg.hold_back_looks = !opts.keep_idle_looks;
+        nic_cfg.seed = seed;
         nic_cfg.last = opts.limits.last_handled(cfg.stop);
         let (parts, place) = place_nodes(&cfg, n_parts, n_egress, &node_part, nics_of, switches);
         let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
@@ -312,12 +313,19 @@ fn lookahead(cfg: &RunConfig, n_parts: usize) -> Result<u64, Error> {
     }
 }
 
-/// What every switch of a run of `cfg` shares.
-pub(crate) fn switch_config(cfg: &RunConfig) -> SwitchConfig {
+/// What every switch of a run of `cfg` shares, `max_rtt` being the network's
+/// largest base RTT (HPCC-PINT's T at switches: ns-3's `maxRtt`).
+pub(crate) fn switch_config(cfg: &RunConfig, max_rtt: Delta) -> SwitchConfig {
+    let pint = cfg
+        .cc
+        .pint()
+        .map(|codec| crate::switch::pint::PintPlan::new(codec, max_rtt));
     SwitchConfig {
         model: cfg.model.clone(),
-        int_on: cfg.int_on,
+        // HPCC-PINT's INT area is its field, not records.
+        int_on: cfg.int_on && pint.is_none(),
         int_counter: cfg.cc.int_counter(),
+        pint,
         xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
         congested_queue: cfg.diag.congested_queue,
     }
@@ -341,5 +349,6 @@ pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
             mtu_wire: cfg.mtu_wire() as u64,
             nic_rate,
         },
+        pint: cfg.cc.pint().is_some(),
     }
 }

@@ -1,6 +1,7 @@
 //! Switch forwarding: arrival (routing, ECMP, MMU admission, ECN at enqueue, the
 //! flow-control scheme's enqueue hook), transmission (scheduling, MMU release,
-//! its dequeue hook, ECN at dequeue, INT stamping). PFC frames are in `pause`.
+//! its dequeue hook, ECN at dequeue, INT stamping or HPCC-PINT's field). PFC
+//! frames are in `pause`.
 
 use super::flowctl::{Enqueue, FlowControl};
 use super::mmu::Admit;
@@ -184,6 +185,11 @@ impl Switch {
                     &model.sizes,
                 );
             }
+        }
+        if let Some(plan) = &env.cfg.pint {
+            // After ECN, as the simulator draws: every packet is seen, data
+            // packets are stamped.
+            self.pint[p as usize].on_dequeue(plan, now, pkt, is_data, port.bytes, &mut self.rng);
         }
         let may_lose = pkt.kind != PacketKind::Pfc;
         let wire = pkt.wire;

@@ -17,6 +17,7 @@ mod forward;
 pub mod int;
 pub mod mmu;
 mod pause;
+pub mod pint;
 pub mod thresholds;
 
 use crate::ids::{EgressId, SwitchIdx};
@@ -35,9 +36,12 @@ use rand_chacha::ChaCha8Rng;
 #[derive(Clone, Debug)]
 pub struct SwitchConfig {
     pub model: ModelConfig,
+    /// Switches stamp INT records on data packets.
     pub int_on: bool,
     /// The byte counter INT records carry (the congestion control's).
     pub int_counter: IntCounter,
+    /// Switches fill HPCC-PINT's field instead ([`pint`]).
+    pub pint: Option<pint::PintPlan>,
     /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
     pub xoff_forever: bool,
     /// PFC diagnostics: an egress queue of at least this many bytes is congested
@@ -148,6 +152,8 @@ pub struct Switch {
     pub pauses_sent: u32,
     pub ecmp_seed: u64,
     pub rng: ChaCha8Rng,
+    /// Each port's HPCC-PINT state, when the run uses it; else empty.
+    pub pint: Vec<pint::PintPort>,
 }
 
 /// What a switch is built from: the same for every switch of a run.
@@ -158,6 +164,8 @@ pub struct SwitchPlan<'a> {
     pub flowctl: &'a flowctl::FlowControlConfig,
     pub mmu: &'a mmu::MmuPlan,
     pub mmu_facts: mmu::MmuFacts,
+    /// The ports keep HPCC-PINT's state.
+    pub pint: bool,
 }
 
 impl Switch {
@@ -198,6 +206,10 @@ impl Switch {
             pauses_sent: 0,
             ecmp_seed: ecmp::ecmp_seed(seed, node),
             rng: ChaCha8Rng::seed_from_u64(rng_seed),
+            pint: match plan.pint {
+                true => infos.iter().map(|p| pint::PintPort::new(p.rate)).collect(),
+                false => Vec::new(),
+            },
         }
     }
 }

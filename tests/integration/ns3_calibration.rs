@@ -107,3 +107,14 @@ fn dcqcn_1_mb_runs_at_line_rate_like_ns3() {
         (87_091, 88_000)
     );
 }
+
+/// HPCC-PINT's data packets are payload + 50 B (its 2-byte field) and its ACKs
+/// 60 B (comparators.md §1(d)): with payload 1013, its 1063 B take 85 ns at
+/// 100 Gbps where DCQCN's 1061 B take 84; either ACK takes 4 ns.
+#[test]
+fn hpcc_pint_packets_are_payload_plus_50_bytes_and_its_acks_60() {
+    let (pint, _) = single_flow_ns("hpcc-pint", 1013, 1013);
+    let (dcqcn, _) = single_flow_ns("dcqcn-ns3", 1013, 1013);
+    let hops = |data_ns: u64| 2 * (data_ns + 1000) + 2 * (4 + 1000);
+    assert_eq!((pint, dcqcn), (hops(85), hops(84)));
+}

@@ -271,7 +271,7 @@ fn a_bad_ns3_config_value_is_a_one_line_error_and_writes_nothing() {
     }
     let scenario = dir.join("scenario.toml");
     for (key, bad, valid) in [
-        ("CC_MODE", "10", "valid: 1 (dcqcn-ns3)"),
+        ("CC_MODE", "11", "valid: 1 (dcqcn-ns3)"),
         ("BUFFER_SIZE", "lots", "a size in MiB"),
     ] {
         let text: String = config

@@ -1,5 +1,5 @@
 //! Agreement with the HPCC ns-3 simulator's own outputs on the 320-host fat-tree
-//! (data/ns3-reference: six runs, the same flows flow by flow). Each run's config
+//! (data/ns3-reference: seven runs, the same flows flow by flow). Each run's config
 //! is imported, simulated in the ns3-hpcc profile, and matched flow by flow; per
 //! flow-size bucket (edges at the 50/80/90/95/99/100th size percentile, buckets of
 //! at least 100 flows) the p50, p95 and p99 FCT slowdown must agree within the
@@ -144,7 +144,11 @@ fn upper_tier_queue_correlation(run: &str, ours: &Path) -> f64 {
 }
 
 fn check(run: &str, bound: f64) {
-    let a = agreement(run);
+    assert_within(run, &agreement(run), bound);
+}
+
+/// Every flow of `run` has its twin, and every counted bucket agrees within `bound`.
+fn assert_within(run: &str, a: &Agreement, bound: f64) {
     let m = &a.matched;
     assert_eq!(
         (m.only_ours, m.only_ref, m.unkeyed),
@@ -207,6 +211,29 @@ fn timely_agrees_with_ns3_on_fb_hadoop_within_10_percent() {
 #[test]
 fn dctcp_agrees_with_ns3_on_fb_hadoop_within_10_percent() {
     check("fat_fbhdp_l30_100G_1ms_seed2_dctcp", 0.10);
+}
+
+#[test]
+fn hpcc_pint_agrees_with_ns3_on_fb_hadoop_within_10_percent() {
+    // Agreement in distribution: the simulator rounds with C's rand(), we with
+    // seeded generators. With the default seed the worst counted bucket is
+    // +1.8 %; other seeds move the p99 of the largest counted bucket by up to
+    // +16 % (docs/ns3-compat.md, "HPCC-PINT").
+    // CC_MODE 10 imports as hpcc-pint with the config's PINT keys.
+    let run = "fat_fbhdp_l30_100G_1ms_seed2_pint";
+    let (a, ours) = agreement_and_run(run, "");
+    let scenario = std::fs::read_to_string(ours.join("scenario.toml")).unwrap();
+    for line in [
+        "algorithm = \"hpcc-pint\"",
+        "pint_log_base = 1.01",
+        "pint_prob = 1.0",
+    ] {
+        assert!(
+            scenario.contains(line),
+            "scenario lacks {line}:\n{scenario}"
+        );
+    }
+    assert_within(run, &a, 0.10);
 }
 
 #[test]

@@ -2,6 +2,10 @@
 //! (`dcqcn-ns3`, `hpcc-ns3`, `timely-ns3`, `dctcp-ns3`) that reproduce its
 //! rdma-hw.cc exactly (hpcc-ns3-model.md §5-§8). docs/ns3-compat.md says how they
 //! differ from the paper-faithful `dcqcn`, `hpcc`, `timely` and `dctcp`.
+//! HPCC-PINT (`hpcc-pint`, CC_MODE 10, comparators.md §1) reads the same table
+//! and shares the queue pair, but registers on its own line: it has no
+//! paper-faithful twin, and it asks the switches for its PINT field
+//! ([`pint`]) instead of INT records.
 //!
 //! What they share is the ns-3 queue pair's rate and window (§5):
 //! * rates are integer bit/s, and every `rate x c` or `rate / c` truncates to a
@@ -18,7 +22,9 @@
 
 pub mod dcqcn_mlx;
 pub mod dctcp;
+pub mod hpcc_pint;
 pub mod hpcc_rate;
+pub mod pint;
 pub mod timely;
 
 use super::registry::{Algorithm, ParamError, member};
@@ -88,6 +94,10 @@ pub struct Ns3CcConfig {
     pub multi_rate: bool,
     /// SAMPLE_FEEDBACK (HPCC): fast reactions skip hops with an empty queue.
     pub sample_feedback: bool,
+    /// PINT_LOG_BASE (HPCC-PINT): utilisation travels as a power of it.
+    pub pint_log_base: f64,
+    /// PINT_PROB (HPCC-PINT): the share of ACKs the sender uses.
+    pub pint_prob: f64,
     /// RATE_BOUND: pace at the controlled rate (else at line rate).
     pub rate_bound: bool,
     /// TIMELY attributes (not settable from the ns-3 config; ns-3's defaults).
@@ -119,6 +129,9 @@ impl Default for Ns3CcConfig {
             mi_thresh: 0,
             multi_rate: false,
             sample_feedback: false,
+            // run.py's (mix/config.txt and third.cc say 1.05).
+            pint_log_base: 1.01,
+            pint_prob: 1.0,
             rate_bound: true,
             timely_alpha: 0.875,
             timely_beta: 0.8,
@@ -365,11 +378,13 @@ pub(crate) mod test_util {
             max_bdp: 52_000,
             pair_bdp: 52_000,
             mtu: 1000,
+            seed: 7,
         }
     }
 
     pub fn ack<'a>(now_ns: u64, seq: u64, snd_nxt: u64, int: &'a [IntHop]) -> AckInfo<'a> {
         AckInfo {
+            pint: 0,
             now: SimTime(now_ns * 1000),
             seq,
             snd_nxt,

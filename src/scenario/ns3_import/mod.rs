@@ -80,6 +80,7 @@ const CC_MODES: &[(u32, &str)] = &[
     (3, "hpcc-ns3"),
     (7, "timely-ns3"),
     (8, "dctcp-ns3"),
+    (10, "hpcc-pint"),
 ];
 
 /// The files an ns-3 run of `config` read and wrote.

@@ -209,6 +209,16 @@ impl Import<'_> {
         if let Some(u) = p.float("U_TARGET", "a number in (0, 1], e.g. 0.95", unit)? {
             writeln!(self.s, "u_target = {u:?}").ok();
         }
+        if algo == "hpcc-pint" {
+            // Read only by HPCC-PINT, as third.cc reads them only with CC_MODE 10.
+            if let Some(b) = p.float("PINT_LOG_BASE", "a number > 1, e.g. 1.01", |x| x > 1.0)? {
+                writeln!(self.s, "pint_log_base = {b:?}").ok();
+            }
+            let in_unit = |x: f64| x > 0.0 && x <= 1.0;
+            if let Some(x) = p.float("PINT_PROB", "a number in (0, 1], e.g. 1.0", in_unit)? {
+                writeln!(self.s, "pint_prob = {x:?}").ok();
+            }
+        }
         for (key, field) in [
             ("CLAMP_TARGET_RATE", "clamp_target_rate"),
             ("HAS_WIN", "has_win"),
@@ -275,7 +285,7 @@ impl Import<'_> {
     /// Warnings for the keys without an equivalent, when they change a result
     /// or an output: a setting that is off (ENABLE_TRACE 0, LINK_DOWN 0 0 0,
     /// ERROR_RATE_PER_LINK 0) is the same here; TRACE_FILE and TRACE_OUTPUT_FILE
-    /// matter only with ENABLE_TRACE 1; PINT_* only with CC_MODE 10, which is refused.
+    /// matter only with ENABLE_TRACE 1; PINT_* only with CC_MODE 10, where they are read.
     pub(super) fn unmodelled(&mut self) {
         for (key, why) in [
             (
@@ -362,11 +372,6 @@ fn cc_algorithm(p: &Parser) -> Result<&'static str, InputError> {
     let n: Option<u32> = v.parse().ok();
     match CC_MODES.iter().find(|(m, _)| Some(*m) == n) {
         Some((_, a)) => Ok(a),
-        None if v == "10" => Err(p.err(
-            e,
-            "CC_MODE",
-            format!("10 (HPCC-PINT) is not modelled; valid: {valid}"),
-        )),
         None => Err(p.err(
             e,
             "CC_MODE",

@@ -38,7 +38,7 @@ pub(crate) struct WireTransit {
     class: u8,
     n_hops: u8,
     flags: u8,
-    spare: [u8; 2],
+    pint: u16,
 }
 
 fn kind_code(k: PacketKind) -> u8 {
@@ -88,7 +88,7 @@ impl From<&Transit> for WireTransit {
             class: p.class,
             n_hops: p.n_hops,
             flags: p.flags,
-            spare: p.spare,
+            pint: p.pint,
         }
     }
 }
@@ -118,7 +118,7 @@ impl From<&WireTransit> for Transit {
                 class: w.class,
                 n_hops: w.n_hops,
                 flags: w.flags,
-                spare: w.spare,
+                pint: w.pint,
             },
             int: w.int.map(|[ts, bytes, qlen, rate]| IntHop {
                 ts: SimTime(ts),
