@@ -180,7 +180,7 @@ impl Switch {
         seed: u64,
         gid_of: &mut impl FnMut(NodeId, usize) -> EgressId,
     ) -> Switch {
-        let ports = infos
+        let ports: Vec<SwitchPort> = infos
             .iter()
             .enumerate()
             .map(|(pi, p)| {
@@ -188,11 +188,11 @@ impl Switch {
                 SwitchPort::new(eg, plan.ecn.marker_for(p.rate))
             })
             .collect();
-        let facts: Vec<flowctl::PortFacts> = infos
+        let facts: Vec<flowctl::PortFacts> = ports
             .iter()
-            .map(|p| flowctl::PortFacts {
-                rate: p.rate,
-                marker: plan.ecn.marker_for(p.rate),
+            .map(|sp| flowctl::PortFacts {
+                rate: sp.eg.rate,
+                marker: sp.marker,
             })
             .collect();
         let rng_seed = ecmp::mix64(seed ^ 0xec0 ^ (node.0 as u64) << 20);

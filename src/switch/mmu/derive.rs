@@ -81,41 +81,40 @@ impl MmuPlan {
 
     /// The MMU configuration of switch number `switch_idx`, whose ports are `infos`.
     pub fn config(&self, facts: MmuFacts, switch_idx: usize, infos: &[PortInfo]) -> MmuConfig {
-        let pfc = self;
         let ns3 = facts.model == MmuModel::Ns3;
         let (mtu_wire, nic_rate) = (facts.mtu_wire, facts.nic_rate);
         let headroom = infos
             .iter()
             .map(|p| {
-                if ns3 && pfc.headroom.is_none() {
+                if ns3 && self.headroom.is_none() {
                     ns3_headroom(p)
                 } else {
-                    pfc.headroom_for(p, mtu_wire)
+                    self.headroom_for(p, mtu_wire)
                 }
             })
             .collect();
         let alpha = infos
             .iter()
-            .map(|p| match pfc.alpha {
+            .map(|p| match self.alpha {
                 Some(a) => a,
                 None if ns3 => 1.0 / (1u32 << ns3_alpha_shift(p.rate, nic_rate)) as f64,
                 None => 0.125,
             })
             .collect();
         MmuConfig {
-            buffer: pfc.buffer,
-            lossless: pfc.lossless,
-            threshold: match pfc.dcqcn_static.get(switch_idx) {
+            buffer: self.buffer,
+            lossless: self.lossless,
+            threshold: match self.dcqcn_static.get(switch_idx) {
                 Some(&t) => PfcThreshold::Static(t),
-                None => pfc.threshold,
+                None => self.threshold,
             },
             alpha,
             headroom,
-            reserve: pfc.reserve,
+            reserve: self.reserve,
             reserve_once_per_port: ns3,
-            egress_alpha: pfc.egress_alpha,
+            egress_alpha: self.egress_alpha,
             ns3_admission: ns3,
-            shared_cap: pfc.shared_buffer,
+            shared_cap: self.shared_buffer,
         }
     }
 }
