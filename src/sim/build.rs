@@ -32,15 +32,8 @@ impl Sim {
     /// Builds the network and flows. `rec` receives the outputs.
     pub fn new(cfg: RunConfig, opts: &RunOptions, rec: Recorder) -> Result<Sim, Error> {
         let seed = opts.seed.unwrap_or(cfg.seed);
-        #[cfg(feature = "mpi")]
-        let ranks = super::parallel::distributed::join(opts)?;
-        #[cfg(feature = "mpi")]
-        let rank_count = ranks.as_ref().map(|r| r.size);
-        #[cfg(not(feature = "mpi"))]
-        let rank_count: Option<usize> = match opts.mpi {
-            true => return Err(Error::Sim(super::NO_MPI.into())),
-            false => None,
-        };
+        let ranks = super::parallel::join(opts)?;
+        let rank_count = ranks.as_ref().map(|r| r.size());
         let n_parts = rank_count.unwrap_or_else(|| opts.threads.unwrap_or(cfg.threads).max(1));
         let grid = lookahead(&cfg, n_parts)?;
         let node_part = placement::assign(&cfg.topo, n_parts);
@@ -126,7 +119,6 @@ impl Sim {
             global_handled: 0,
             stall: limits::stall_limit(base_rtt),
             started: Instant::now(),
-            #[cfg(feature = "mpi")]
             ranks: ranks.map(std::rc::Rc::new),
         })
     }

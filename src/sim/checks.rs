@@ -70,7 +70,6 @@ impl Sim {
     /// reports instead, rank 0's recorder having stopped writing.
     #[inline]
     pub(super) fn row_over_limit(&self, now: SimTime) -> Option<Ending> {
-        #[cfg(feature = "mpi")]
         if self.ranks.is_some() {
             return None;
         }
@@ -99,7 +98,6 @@ impl Sim {
     /// Whether the run has passed `--max-wall-time` (not on MPI ranks, whose
     /// clocks would disagree on the moment).
     pub(super) fn wall_over(&self) -> bool {
-        #[cfg(feature = "mpi")]
         if self.ranks.is_some() {
             return false;
         }

@@ -86,9 +86,8 @@ impl Sim {
     pub(super) fn ends(&mut self) -> Vec<PartEnd> {
         let busy = std::mem::take(&mut self.engine.part_busy_seconds);
         let busy_of = |i: usize| busy.get(i).copied().unwrap_or(0.0);
-        #[cfg(feature = "mpi")]
         if let Some(r) = &self.ranks {
-            let me = r.rank;
+            let me = r.rank();
             let mine = self.parts[me].end(busy_of(me));
             self.engine.window_events = r.all_sum(&[self.engine.window_events])[0];
             return r.all_gather_obj(&mine);

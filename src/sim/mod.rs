@@ -190,8 +190,7 @@ pub struct Sim {
     /// When the run started on the wall clock (`--max-wall-time`).
     started: Instant,
     /// The MPI ranks of a run on them (this process runs one partition).
-    #[cfg(feature = "mpi")]
-    ranks: Option<std::rc::Rc<parallel::ranks::Ranks>>,
+    ranks: Option<std::rc::Rc<parallel::Ranks>>,
 }
 
 /// Why `--mpi` fails in a build without MPI.
@@ -287,23 +286,15 @@ impl Sim {
         // Events after the stop time or the limit are not handled.
         let last = self.limits.last_handled(self.sh.cfg.stop);
         let stop_bound: Key = (last.0.saturating_add(1), 0);
-        let t0 = Instant::now();
-        let mut ending = None;
-        #[cfg(feature = "mpi")]
-        if let Some(r) = self.ranks.clone() {
-            ending = Some(self.run_ranks(&r, stop_bound, progress));
-        }
-        if ending.is_none() && self.parts.len() > 1 {
-            ending = self.run_windows(stop_bound, progress);
-        }
-        self.engine.windowed_seconds = t0.elapsed().as_secs_f64();
-        let t1 = Instant::now();
-        let ending = match ending {
+        let ending = match self.run_partitioned(stop_bound, progress) {
             Some(e) => e,
-            None if self.parts.len() == 1 => self.run_single(stop_bound, progress),
-            None => self.run_ordered(stop_bound, progress),
+            None => {
+                let t = Instant::now();
+                let e = self.run_single(stop_bound, progress);
+                self.engine.ordered_seconds = t.elapsed().as_secs_f64();
+                e
+            }
         };
-        self.engine.ordered_seconds = t1.elapsed().as_secs_f64();
         self.conclude(ending, wall, progress)
     }
 }

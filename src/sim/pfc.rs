@@ -30,7 +30,6 @@ impl Sim {
     /// partitions where the search goes ([`Live`]); with MPI, a [`PauseView`]
     /// of every rank's ports taken once for the event.
     pub(super) fn deadlock_search(&mut self, now: SimTime) -> bool {
-        #[cfg(feature = "mpi")]
         if let Some(r) = self.ranks.clone() {
             let view = self.pause_view(&r);
             return self.deadlock_search_with(&view, now);
@@ -67,13 +66,12 @@ impl Sim {
 
     /// The pause state of every egress port now, every rank's summed (each
     /// port is in one rank's partition).
-    #[cfg(feature = "mpi")]
-    fn pause_view(&self, r: &super::parallel::ranks::Ranks) -> PauseView {
+    fn pause_view(&self, r: &super::parallel::Ranks) -> PauseView {
         let n = self.sh.egress_owner.len();
         let mut state = vec![0u64; n];
         let mut tx = vec![0u64; n];
         let mut from = Vec::new();
-        let p = &self.parts[r.rank];
+        let p = &self.parts[r.rank()];
         for nic in &p.nics {
             state[nic.eg.gid.idx()] = nic.eg.paused as u64;
             tx[nic.eg.gid.idx()] = nic.eg.tx_data_bytes;
@@ -423,7 +421,6 @@ impl PauseRead for Live<'_> {
 
 /// The pause state of every egress port at one deadlock event, by egress id
 /// (MPI ranks: gathered from every rank).
-#[cfg(feature = "mpi")]
 struct PauseView {
     /// Bits 0-7: classes paused; bits 8-15: classes with packets queued.
     state: Vec<u64>,
@@ -434,7 +431,6 @@ struct PauseView {
     from: Vec<(u32, u8, u16)>,
 }
 
-#[cfg(feature = "mpi")]
 impl PauseRead for PauseView {
     fn paused(&self, g: EgressId, class: u8) -> bool {
         self.state[g.idx()] & 1 << class != 0

@@ -37,10 +37,7 @@ impl Sim {
             })
             .collect();
         let n_egress = self.sh.egress_owner.len();
-        #[cfg(feature = "mpi")]
-        let mirror = self.ranks.as_ref().is_some_and(|r| r.rank != 0);
-        #[cfg(not(feature = "mpi"))]
-        let mirror = false;
+        let mirror = self.ranks.as_ref().is_some_and(|r| r.rank() != 0);
         let sh = self.sh.clone();
         let info = run_info(&sh.cfg, self.trace_rates);
         self.rec.configure(info, n_egress, watched, mirror)
@@ -60,7 +57,6 @@ impl Sim {
         let view = Fabric {
             sh: &self.sh,
             parts: &self.parts,
-            #[cfg(feature = "mpi")]
             ranks: self.ranks.as_deref(),
         };
         if let Some(next) = self.rec.observe(k, now, &view) {

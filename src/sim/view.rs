@@ -18,8 +18,7 @@ pub(super) struct Fabric<'a> {
     pub sh: &'a Shared,
     pub parts: &'a [Part],
     /// The MPI ranks of a run on them.
-    #[cfg(feature = "mpi")]
-    pub ranks: Option<&'a super::parallel::ranks::Ranks>,
+    pub ranks: Option<&'a super::parallel::Ranks>,
 }
 
 impl Fabric<'_> {
@@ -62,10 +61,9 @@ impl FabricView for Fabric<'_> {
         fill: &dyn Fn(PortView<'_>, &mut [u64]),
     ) -> Vec<u64> {
         let mut v = vec![0u64; ports.len() * width];
-        #[cfg(feature = "mpi")]
         if let Some(r) = self.ranks {
             for (k, &(node, port)) in ports.iter().enumerate() {
-                if self.sh.node_part[node.idx()] as usize == r.rank {
+                if self.sh.node_part[node.idx()] as usize == r.rank() {
                     let sp = self.switch_port(node, port).view();
                     fill(sp, &mut v[k * width..(k + 1) * width]);
                 }
@@ -80,7 +78,6 @@ impl FabricView for Fabric<'_> {
     }
 
     fn flow_counters(&self, selected: &dyn Fn(FlowId) -> bool) -> Vec<(FlowId, FlowCounters)> {
-        #[cfg(feature = "mpi")]
         if let Some(r) = self.ranks {
             return self.flow_counters_ranks(r, selected);
         }
@@ -103,7 +100,6 @@ impl FabricView for Fabric<'_> {
     }
 
     fn flow_states(&self) -> Vec<(FlowId, FlowState)> {
-        #[cfg(feature = "mpi")]
         assert!(
             self.ranks.is_none(),
             "rate traces are not kept on MPI ranks"
@@ -126,7 +122,6 @@ impl FabricView for Fabric<'_> {
     }
 }
 
-#[cfg(feature = "mpi")]
 impl Fabric<'_> {
     /// [`FabricView::flow_counters`] on MPI ranks: the active flows are
     /// gathered from every rank, and each flow's counters summed from its
@@ -134,10 +129,10 @@ impl Fabric<'_> {
     /// delivered).
     fn flow_counters_ranks(
         &self,
-        r: &super::parallel::ranks::Ranks,
+        r: &super::parallel::Ranks,
         selected: &dyn Fn(FlowId) -> bool,
     ) -> Vec<(FlowId, FlowCounters)> {
-        let mine = (self.parts[r.rank].nics.iter())
+        let mine = (self.parts[r.rank()].nics.iter())
             .flat_map(|n| n.active.iter().map(|a| a.fid))
             .filter(|&f| selected(f))
             .collect::<Vec<FlowId>>();
@@ -145,7 +140,7 @@ impl Fabric<'_> {
         fids.sort_unstable();
         const N: usize = 4;
         let mut v = vec![0u64; fids.len() * N];
-        let me = r.rank as u16;
+        let me = r.rank() as u16;
         for (k, &fid) in fids.iter().enumerate() {
             let (f, spec) = (&self.sh.flows[fid.idx()], &self.sh.cfg.flows[fid.idx()]);
             if self.sh.node_part[spec.src.idx()] == me {

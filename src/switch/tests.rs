@@ -72,9 +72,17 @@ fn red_marks_nothing_below_kmin_everything_above_kmax_and_a_linear_fraction_betw
     let mut b = star_switch(
         "[switch.ecn]\nenabled = true\nkmin = \"20KB\"\nkmax = \"200KB\"\npmax = 1.0\n",
     );
-    let crate::switch::ecn::Marker::Red(red) = b.sw.ports[0].marker;
-    assert!(b.sw.ports[0].marker.is_on(), "port 0 marks");
-    assert_eq!((red.kmin, red.kmax), (20_000, 200_000));
+    use crate::switch::ecn::{Marker, Red};
+    let red = Red {
+        kmin: 20_000,
+        kmax: 200_000,
+        pmax: 1.0,
+    };
+    assert_eq!(
+        b.sw.ports[0].marker,
+        Marker::Red(red),
+        "port 0 marks by RED"
+    );
     // Host 0 pauses the switch's port 0, so the queue only grows.
     let f = b.w.pfc(3, u16::MAX);
     b.arrive(0, f);

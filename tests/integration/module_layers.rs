@@ -1,6 +1,6 @@
 //! The crate's top-level modules form one-way layers: no module cycles, every
 //! `crate::<module>` path points down the declared layer list, and the
-//! sub-modules of `scenario` and `sim` have no file-level cycles. Outside
+//! files of `scenario` and `sim`, folder by folder, have no cycles. Outside
 //! `src/scenario/`, code names only the scenario facade ([`SCENARIO_FACADE`]):
 //! nothing else reads or parses a scenario file.
 //!
@@ -493,7 +493,10 @@ fn file_edges(dir: &str) -> BTreeMap<(String, String), Sites> {
         }
         let text = strip_comments(&std::fs::read_to_string(path).unwrap());
         let mut names = first_segments(&text, "super::");
-        names.extend(first_segments(&text, &format!("crate::{dir}::")));
+        names.extend(first_segments(
+            &text,
+            &format!("crate::{}::", dir.replace('/', "::")),
+        ));
         for (name, line) in names {
             if siblings.contains(&name) && name != from {
                 let rel = path.strip_prefix(src_dir()).unwrap().to_path_buf();
@@ -507,10 +510,30 @@ fn file_edges(dir: &str) -> BTreeMap<(String, String), Sites> {
     edges
 }
 
+/// `src/<top>` and every folder below it.
+fn folders(top: &str) -> Vec<String> {
+    let mut out = vec![top.to_string()];
+    let mut i = 0;
+    while i < out.len() {
+        let mut subs: Vec<String> = std::fs::read_dir(src_dir().join(&out[i]))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| format!("{}/{}", out[i], e.file_name().to_str().unwrap()))
+            .collect();
+        subs.sort();
+        out.extend(subs);
+        i += 1;
+    }
+    out
+}
+
 #[test]
 fn the_files_of_scenario_and_sim_have_no_cycles() {
     let mut problems = String::new();
-    for dir in ["scenario", "sim"] {
+    let dirs = [folders("scenario"), folders("sim")].concat();
+    assert!(dirs.iter().any(|d| d == "scenario/switch"), "{dirs:?}");
+    for dir in &dirs {
         let cycles = describe_cycles(&file_edges(dir));
         if !cycles.is_empty() {
             writeln!(problems, "src/{dir}/:\n{cycles}").unwrap();
@@ -545,4 +568,33 @@ fn outside_src_scenario_only_the_scenario_facade_is_named() {
         }
     }
     assert!(problems.is_empty(), "{problems}");
+}
+
+/// The dispatcher's MPI code is one engine behind one trait
+/// (`sim::parallel::run::Partitions`): every `mpi` feature gate of `src/sim/`
+/// is in `src/sim/parallel/`; elsewhere the ranks are an `Option<Ranks>` that
+/// is always `None` in a build without MPI.
+#[test]
+fn the_dispatchers_mpi_feature_gates_are_all_in_sim_parallel() {
+    let src = src_dir();
+    let mut files = Vec::new();
+    rust_files_with(&src.join("sim"), true, &mut files);
+    let mut problems = String::new();
+    for path in files {
+        let rel = path.strip_prefix(&src).unwrap();
+        if rel.starts_with("sim/parallel") {
+            continue;
+        }
+        let text = strip_comments(&std::fs::read_to_string(&path).unwrap());
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("feature = \"mpi\"") {
+                writeln!(problems, "src/{}:{}: {}", rel.display(), i + 1, line.trim()).unwrap();
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "MPI feature gates outside src/sim/parallel/ (put the rank-specific code \
+         behind sim::parallel::Ranks):\n{problems}"
+    );
 }

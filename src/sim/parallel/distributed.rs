@@ -1,6 +1,6 @@
 //! One run across MPI ranks (`rocesim run --mpi`, docs/parallel.md): rank `r`
-//! runs partition `r` with the same windows as threads do ([`Sim`]'s
-//! `run_windows`), and every rank keeps the whole dispatcher — the recorder,
+//! runs partition `r` in the same event loop as threads ([`super::run`],
+//! through [`OnRanks`]), and every rank keeps the whole dispatcher — the recorder,
 //! the PFC diagnostics, the samplers' and deadlock searches' queue — applying
 //! every rank's journal in the same key order. Only rank 0's recorder writes
 //! files. What the dispatcher reads from nodes it gathers: each rank gives
@@ -9,12 +9,13 @@
 //! the ranks. The outputs are byte-identical to a run on one thread.
 
 use super::ranks::{Ranks, encode_into, take};
+use super::run::{Partitions, Survey};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
 use crate::node::{Progress, Transit};
 use crate::output::journal::Note;
 use crate::sim::part::next_grid;
-use crate::sim::{CHECK_EVERY, Ending, Sim, Turn};
+use crate::sim::{Ending, Sim};
 use crate::units::SimTime;
 use std::time::Instant;
 
@@ -65,139 +66,138 @@ pub(in crate::sim) fn join(opts: &crate::sim::RunOptions) -> Result<Option<Ranks
     Ok(Some(Ranks::world()))
 }
 
-impl Sim {
-    /// The run loop on MPI ranks: windows while some flow has a byte never
-    /// sent, then the rest one rank at a time, each running its events up to
-    /// the next event of any other rank (as `run_ordered` does for threads).
-    pub(in crate::sim) fn run_ranks(
-        &mut self,
-        r: &Ranks,
-        stop_bound: Key,
-        progress: &mut dyn FnMut(crate::sim::RunProgress),
-    ) -> Ending {
-        let me = r.rank;
-        let total = self.sh.flows.len();
-        let mut stalled: Option<SimTime> = None;
-        let mut windows_phase = true;
-        let mut next_check = CHECK_EVERY;
-        self.engine.part_busy_seconds = vec![0.0; r.size];
-        let search_bound = self.sh.cfg.diag.deadlock && self.sh.cfg.flowctl.enabled;
-        self.parts[me].head = self.parts[me].q.head_key();
-        // Every rank's report, as the last window's exchange brought them:
-        // still true until the next window (the dispatcher's events between
-        // windows change no partition).
-        let mut reports: Option<Vec<u64>> = None;
-        // Rank 0: its output bytes when over the limit, else 0.
-        let mut over = 0;
-        loop {
-            let all = match &reports {
-                Some(all) => all.clone(),
-                None => r.all_gather(&self.report(me, None, stalled, over)),
-            };
-            let rank = |i: usize| &all[i * FIELDS..(i + 1) * FIELDS];
-            let mut pr = Progress::default();
-            for i in 0..r.size {
-                let v = rank(i);
-                pr.started += v[STARTED] as usize;
-                pr.done += v[DONE] as usize;
-                pr.sent_all += v[SENT_ALL] as usize;
-                pr.last = pr.last.max(SimTime(v[LAST]));
-            }
-            let heads: Vec<Option<Key>> = (0..r.size).map(|i| get_key(rank(i), HEAD)).collect();
-            let global = self.gq.head_key();
-            if let Some(t) = (0..r.size).map(|i| rank(i)[STALLED]).find(|&s| s != 0) {
-                return Ending::Stalled(SimTime(t - 1));
-            }
-            if rank(0)[OVER] != 0 {
-                let at = heads
-                    .iter()
-                    .flatten()
-                    .min()
-                    .map_or(pr.last, |k| SimTime(k.0));
-                return Ending::OutputOver(at, rank(0)[OVER]);
-            }
-            if windows_phase && pr.sent_all == total {
-                // On to one rank at a time: the packets still in the inbox go
-                // into the links now, and every rank reports again.
-                windows_phase = false;
-                reports = None;
-                over = self.output_over(me);
-                self.parts[me].take_inbox();
-                self.parts[me].head = self.parts[me].q.head_key();
-                continue;
-            }
-            if windows_phase {
-                let inboxes = (0..r.size).filter_map(|i| get_key(rank(i), INBOX));
-                let head = heads.iter().flatten().copied().chain(inboxes).min();
-                let bound = match self.next_window(head, global, stop_bound, pr) {
-                    Ok(b) => b,
-                    Err(e) => return e,
-                };
-                if head.is_some_and(|h| h < bound) {
-                    let t = Instant::now();
-                    let n = self.parts[me].run_until(&self.sh, bound);
-                    self.engine.part_busy_seconds[me] += t.elapsed().as_secs_f64();
-                    self.engine.window_events += n;
-                    self.engine.windows += 1;
-                    let t = Instant::now();
-                    reports = Some(self.exchange_window(r, over));
-                    self.engine.merge_seconds += t.elapsed().as_secs_f64();
-                }
-                // Only a deadlock ends it here: ranks check the output
-                // limit together, at their reports.
-                if global == Some(bound)
-                    && let Some(e) = self.global_due()
-                {
-                    return e;
-                }
-                if self.engine.window_events >= next_check {
-                    next_check = self.engine.window_events + CHECK_EVERY;
-                    progress(self.at(SimTime(bound.0), pr.done));
-                    // Rank 0 looks at its files' size as often as threads do
-                    // (every CHECK_EVERY events); the next report carries it.
-                    over = self.output_over(me);
-                }
-                continue;
-            }
-            // One rank at a time.
-            if pr.done == total && pr.started == total {
-                return Ending::Done;
-            }
-            let first = heads
-                .iter()
-                .enumerate()
-                .filter_map(|(i, h)| h.map(|k| (k, i)))
-                .min();
-            let mut bound = match self.ordered_turn(first.map(|f| f.0), stop_bound) {
-                Turn::Run(b) => b,
-                Turn::Again => continue,
-                Turn::End(e) => return e,
-            };
-            let (head, i) = first.expect("a rank runs");
-            for (j, h) in heads.iter().enumerate() {
-                if j != i
-                    && let Some(k) = *h
-                {
-                    bound = bound.min(k);
-                }
-            }
-            if search_bound {
-                // A pause this step makes is searched for at the next grid
-                // point: the step must not run past it.
-                bound = bound.min((next_grid(head.0, self.grid), 0));
-            }
-            if i == me {
-                stalled = self.step_rank(me, bound, pr, total);
-            }
-            // The reports are taken again: the packets just received change
-            // the heads.
-            self.exchange_window(r, over);
-            let p = &mut self.parts[me];
-            p.take_inbox();
-            p.head = p.q.head_key();
+/// A run's partitions on MPI ranks ([`Partitions`] for the loop in
+/// [`super::run`]): this rank runs partition `rank`; what the loop needs of
+/// the others comes in their reports, gathered at the top of a step or
+/// carried by the last window's exchange.
+pub(in crate::sim) struct OnRanks<'r> {
+    r: &'r Ranks,
+    /// Every rank's report, as the last window's exchange brought them:
+    /// still true until the next window (the dispatcher's events between
+    /// windows change no partition).
+    reports: Option<Vec<u64>>,
+    /// The time at which this rank saw the run stall.
+    stalled: Option<SimTime>,
+    /// Rank 0: its output bytes when over the limit, else 0.
+    over: u64,
+    /// The deadlock search runs on the window grid: a turn must not run
+    /// past the next grid point.
+    search_bound: bool,
+}
+
+impl<'r> OnRanks<'r> {
+    pub fn new(sim: &mut Sim, r: &'r Ranks) -> OnRanks<'r> {
+        sim.engine.part_busy_seconds = vec![0.0; r.size()];
+        let p = &mut sim.parts[r.rank()];
+        p.head = p.q.head_key();
+        OnRanks {
+            r,
+            reports: None,
+            stalled: None,
+            over: 0,
+            search_bound: sim.sh.cfg.diag.deadlock && sim.sh.cfg.flowctl.enabled,
         }
     }
+}
 
+impl Partitions for OnRanks<'_> {
+    fn survey(&mut self, sim: &mut Sim, s: &mut Survey) -> Result<(), Ending> {
+        let r = self.r;
+        let all = match &self.reports {
+            Some(all) => all.clone(),
+            None => r.all_gather(&sim.report(r.rank(), None, self.stalled, self.over)),
+        };
+        let rank = |i: usize| &all[i * FIELDS..(i + 1) * FIELDS];
+        let mut pr = Progress::default();
+        for i in 0..r.size() {
+            let v = rank(i);
+            pr.started += v[STARTED] as usize;
+            pr.done += v[DONE] as usize;
+            pr.sent_all += v[SENT_ALL] as usize;
+            pr.last = pr.last.max(SimTime(v[LAST]));
+        }
+        s.progress = pr;
+        s.heads.clear();
+        s.heads
+            .extend((0..r.size()).map(|i| get_key(rank(i), HEAD)));
+        s.inbox = (0..r.size()).filter_map(|i| get_key(rank(i), INBOX)).min();
+        if let Some(t) = (0..r.size()).map(|i| rank(i)[STALLED]).find(|&t| t != 0) {
+            return Err(Ending::Stalled(SimTime(t - 1)));
+        }
+        if rank(0)[OVER] != 0 {
+            let at = s
+                .heads
+                .iter()
+                .flatten()
+                .min()
+                .map_or(pr.last, |k| SimTime(k.0));
+            return Err(Ending::OutputOver(at, rank(0)[OVER]));
+        }
+        Ok(())
+    }
+
+    fn window(&mut self, sim: &mut Sim, bound: Key) -> Option<Ending> {
+        let me = self.r.rank();
+        let t = Instant::now();
+        let n = sim.parts[me].run_until(&sim.sh, bound);
+        sim.engine.part_busy_seconds[me] += t.elapsed().as_secs_f64();
+        sim.engine.window_events += n;
+        sim.engine.windows += 1;
+        let t = Instant::now();
+        self.reports = Some(sim.exchange_window(self.r, self.over));
+        sim.engine.merge_seconds += t.elapsed().as_secs_f64();
+        // Ranks check the output limit together, at their reports.
+        None
+    }
+
+    /// Rank 0 looks at its files' size as often as threads do (every
+    /// `CHECK_EVERY` events); the next report carries it. The wall clock is
+    /// not checked: the ranks' clocks would disagree on the moment.
+    fn check(&mut self, sim: &mut Sim, _at: SimTime) -> Option<Ending> {
+        self.over = sim.output_over(self.r.rank());
+        None
+    }
+
+    /// The packets still in the inbox go into the links now, and every rank
+    /// reports again.
+    fn settle(&mut self, sim: &mut Sim) {
+        let me = self.r.rank();
+        self.reports = None;
+        self.over = sim.output_over(me);
+        let p = &mut sim.parts[me];
+        p.take_inbox();
+        p.head = p.q.head_key();
+    }
+
+    /// Rank `i` runs; every rank then exchanges (the packets just received
+    /// change the heads).
+    fn turn(
+        &mut self,
+        sim: &mut Sim,
+        i: usize,
+        head: Key,
+        mut bound: Key,
+        pr: Progress,
+        _progress: &mut dyn FnMut(crate::sim::RunProgress),
+    ) -> Option<Ending> {
+        let me = self.r.rank();
+        if self.search_bound {
+            // A pause this step makes is searched for at the next grid
+            // point: the step must not run past it.
+            bound = bound.min((next_grid(head.0, sim.grid), 0));
+        }
+        if i == me {
+            self.stalled = sim.step_rank(me, bound, pr, sim.sh.flows.len());
+        }
+        sim.exchange_window(self.r, self.over);
+        let p = &mut sim.parts[me];
+        p.take_inbox();
+        p.head = p.q.head_key();
+        None
+    }
+}
+
+impl Sim {
     /// Rank 0's output bytes if they are over the limit, else 0 (and 0 on
     /// the other ranks, which write nothing).
     fn output_over(&self, me: usize) -> u64 {
@@ -236,7 +236,7 @@ impl Sim {
     /// the earliest in any inbox). Applies every rank's journal in key order;
     /// returns every rank's report.
     fn exchange_window(&mut self, r: &Ranks, over: u64) -> Vec<u64> {
-        let me = r.rank;
+        let me = r.rank();
         let sent_min = self.parts[me]
             .outbox
             .iter()
@@ -258,9 +258,9 @@ impl Sim {
                 o.clear();
             }
         });
-        let mut reports = Vec::with_capacity(r.size * FIELDS);
-        let mut lists = Vec::with_capacity(r.size);
-        for from in 0..r.size {
+        let mut reports = Vec::with_capacity(r.size() * FIELDS);
+        let mut lists = Vec::with_capacity(r.size());
+        for from in 0..r.size() {
             let bytes = got.from(from);
             let (head, rest) = bytes.split_at(FIELDS * 8);
             reports.extend(

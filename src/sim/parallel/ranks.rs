@@ -14,9 +14,9 @@ use serde::de::DeserializeOwned;
 pub(crate) struct Ranks {
     world: SimpleCommunicator,
     /// This process's rank: it runs partition `rank`.
-    pub rank: usize,
+    rank: usize,
     /// Ranks in the run (= partitions).
-    pub size: usize,
+    size: usize,
 }
 
 /// Start of each rank's bytes in a buffer of all of them.
@@ -66,6 +66,16 @@ impl Ranks {
             size: world.size() as usize,
             world,
         }
+    }
+
+    /// This process's rank: it runs partition `rank`.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Ranks in the run (= partitions).
+    pub fn size(&self) -> usize {
+        self.size
     }
 
     /// Every rank's `mine` (all of the same length), in rank order.

@@ -1,0 +1,208 @@
+//! A run's partitions on threads of this process ([`Partitions`] for the
+//! loop in [`super::run`]): a window runs every partition at once on the
+//! [`crew`], then their outboxes are moved into the inboxes; a turn runs one
+//! partition an event at a time, handing each packet that crosses to its
+//! partition at once.
+
+use super::crew::Crew;
+use super::run::{Partitions, Survey};
+use crate::engine::Key;
+use crate::error::Error;
+use crate::node::{Event, Progress};
+use crate::sim::{CHECK_EVERY, Ending, Sim};
+use crate::units::SimTime;
+use std::time::Instant;
+
+pub(in crate::sim) struct Threads {
+    crew: Crew,
+    /// The earliest arrival among the packets waiting in the inboxes.
+    inbox_min: Option<Key>,
+    /// The windows are over (the heads are read from the queues).
+    settled: bool,
+    /// Events handled in turns, and when the next check is due.
+    handled: u64,
+    next_check: u64,
+}
+
+impl Threads {
+    /// A worker thread for each partition but the first, which the
+    /// dispatcher's own thread runs.
+    pub fn start(sim: &mut Sim) -> Result<Threads, Ending> {
+        let n = sim.parts.len();
+        let crew = Crew::start(n - 1, &sim.sh).map_err(|e| {
+            Ending::Failed(Error::Sim(format!(
+                "cannot start {} worker threads: {e}",
+                n - 1
+            )))
+        })?;
+        for p in &mut sim.parts {
+            p.head = p.q.head_key();
+        }
+        sim.engine.part_busy_seconds = vec![0.0; n];
+        Ok(Threads {
+            crew,
+            inbox_min: None,
+            settled: false,
+            handled: 0,
+            next_check: CHECK_EVERY,
+        })
+    }
+}
+
+impl Partitions for Threads {
+    fn survey(&mut self, sim: &mut Sim, s: &mut Survey) -> Result<(), Ending> {
+        s.progress = sim.progress();
+        s.heads.clear();
+        match self.settled {
+            false => s.heads.extend(sim.parts.iter().map(|p| p.head)),
+            true => s.heads.extend(sim.parts.iter_mut().map(|p| p.q.head_key())),
+        }
+        s.inbox = self.inbox_min;
+        Ok(())
+    }
+
+    fn window(&mut self, sim: &mut Sim, bound: Key) -> Option<Ending> {
+        let tw = Instant::now();
+        let counts = self.crew.window(&mut sim.parts, &sim.sh, bound);
+        let e = &mut sim.engine;
+        e.window_seconds += tw.elapsed().as_secs_f64();
+        e.critical_seconds += counts.iter().map(|c| c.1).fold(0.0, f64::max);
+        e.critical_events += counts.iter().map(|c| c.0).max().unwrap_or(0);
+        for (i, (n, t)) in counts.into_iter().enumerate() {
+            e.window_events += n;
+            e.part_busy_seconds[i] += t;
+        }
+        e.windows += 1;
+        let ts = Instant::now();
+        self.inbox_min = sim.exchange();
+        sim.apply_journals();
+        sim.engine.merge_seconds += ts.elapsed().as_secs_f64();
+        sim.row_over_limit(SimTime(bound.0))
+    }
+
+    fn check(&mut self, sim: &mut Sim, at: SimTime) -> Option<Ending> {
+        if let Some(bytes) = sim.output_over_limit() {
+            return Some(Ending::OutputOver(at, bytes));
+        }
+        sim.wall_over().then_some(Ending::WallOver(at))
+    }
+
+    fn settle(&mut self, sim: &mut Sim) {
+        for p in &mut sim.parts {
+            p.take_inbox();
+        }
+        self.inbox_min = None;
+        self.settled = true;
+    }
+
+    /// Partition `i`'s events one at a time, each packet that crosses handed
+    /// to its partition at once (which may bring the bound nearer), each
+    /// note applied at once (which may schedule the dispatcher's event).
+    fn turn(
+        &mut self,
+        sim: &mut Sim,
+        i: usize,
+        _head: Key,
+        mut bound: Key,
+        _pr: Progress,
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
+    ) -> Option<Ending> {
+        let total = sim.sh.flows.len();
+        while let Some(ev) = sim.parts[i].step(&sim.sh, bound) {
+            self.handled += 1;
+            bound = bound.min(sim.hand_over(i));
+            if !sim.parts[i].journal.is_empty() {
+                let notes: Vec<_> = sim.parts[i].journal.drain().collect();
+                for (k, n) in notes {
+                    sim.apply(k, n);
+                }
+                if let Some(e) = sim.row_over_limit(sim.parts[i].q.now()) {
+                    return Some(e);
+                }
+                if let Some(g) = sim.gq.head_key() {
+                    bound = bound.min(g);
+                }
+            }
+            let pr = sim.progress();
+            if pr.done == total && pr.started == total {
+                return Some(Ending::Done);
+            }
+            let now = sim.parts[i].q.now();
+            if matches!(ev, Event::QpTimer { .. })
+                && pr.done < pr.started
+                && now.since(pr.last) > sim.stall
+            {
+                return Some(Ending::Stalled(now));
+            }
+            if self.handled >= self.next_check {
+                self.next_check = self.handled + CHECK_EVERY;
+                if let Some(e) = sim.checkpoint(now, pr, progress) {
+                    return Some(e);
+                }
+            }
+        }
+        None
+    }
+
+    /// The dispatcher's events alone (samplers) reach the checks too.
+    fn idle(
+        &mut self,
+        sim: &mut Sim,
+        progress: &mut dyn FnMut(crate::sim::RunProgress),
+    ) -> Option<Ending> {
+        if self.handled + sim.global_handled < self.next_check {
+            return None;
+        }
+        self.next_check = self.handled + sim.global_handled + CHECK_EVERY;
+        let now = sim.gq.now();
+        sim.checkpoint(now, sim.progress(), progress)
+    }
+}
+
+impl Sim {
+    /// Moves each partition's outbox for partition `to` into `to`'s inbox;
+    /// returns the earliest key of an arrival they may schedule.
+    fn exchange(&mut self) -> Option<Key> {
+        let n = self.parts.len();
+        let mut min: Option<Key> = None;
+        for from in 0..n {
+            self.parts[from].count_crossed();
+            for to in 0..n {
+                if from == to || self.parts[from].outbox[to].is_empty() {
+                    continue;
+                }
+                for t in &self.parts[from].outbox[to] {
+                    let k = t.key();
+                    min = Some(min.map_or(k, |m| m.min(k)));
+                }
+                let out = std::mem::take(&mut self.parts[from].outbox[to]);
+                let old = std::mem::replace(&mut self.parts[to].inbox[from], out);
+                debug_assert!(old.is_empty(), "an inbox is emptied in every window");
+                self.parts[from].outbox[to] = old;
+            }
+        }
+        min
+    }
+
+    /// Delivers partition `i`'s outboxes at once (a turn); returns the
+    /// earliest key they may have scheduled.
+    fn hand_over(&mut self, i: usize) -> Key {
+        let mut bound = (u64::MAX, u64::MAX);
+        for to in 0..self.parts.len() {
+            if to == i || self.parts[i].outbox[to].is_empty() {
+                continue;
+            }
+            let mut out = std::mem::take(&mut self.parts[i].outbox[to]);
+            self.parts[i].crossed += out.len() as u64;
+            let p = &mut self.parts[to];
+            for t in out.drain(..) {
+                p.links.accept(&t, &mut p.pool, &mut p.q);
+            }
+            if let Some(k) = p.q.head_key() {
+                bound = bound.min(k);
+            }
+            self.parts[i].outbox[to] = out;
+        }
+        bound
+    }
+}
