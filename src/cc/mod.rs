@@ -92,6 +92,9 @@ pub(crate) struct FlowCtx {
     pub max_bdp: u64,
     /// This flow's bandwidth-delay product (bottleneck x pair RTT), bytes.
     pub pair_bdp: u64,
+    /// Links on this flow's data path, host to host (its ECMP path; Swift's
+    /// hop count).
+    pub hops: u32,
     /// Payload bytes per full packet.
     pub mtu: u32,
     /// Seeds the flow's own random draws (HPCC-PINT's ACK sampling): from the
@@ -185,7 +188,7 @@ pub(crate) mod test_util {
 
     /// A flow starting at 0 behind a `line_gbps` NIC: control interval `t_us`,
     /// its own base RTT `pair_rtt_us`, 1000-byte payloads, no bandwidth-delay
-    /// products.
+    /// products, two links (one switch).
     pub fn flow_ctx(line_gbps: u64, t_us: u64, pair_rtt_us: u64) -> FlowCtx {
         FlowCtx {
             now: SimTime::ZERO,
@@ -194,6 +197,7 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_us(pair_rtt_us),
             max_bdp: 0,
             pair_bdp: 0,
+            hops: 2,
             mtu: 1000,
             seed: 1,
         }
