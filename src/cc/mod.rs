@@ -1,10 +1,11 @@
 //! Sender-side congestion control behind one trait.
 //!
-//! A controller is a plain struct that reacts to `on_ack`, `on_cnp`, `on_send`
-//! and `on_timer`, reports its pacing `rate()` and optional `window()`, and tells
-//! the NIC when it next wants `on_timer` (`next_timer()`). It never reads a clock:
-//! `now` is passed in. Hooks default to no-ops. The NIC keeps the transport state
-//! (PSNs, bytes in flight, go-back-N) apart from the algorithm's own variables.
+//! A controller is a plain struct that reacts to `on_ack`, `on_cnp`, `on_send`,
+//! `on_timer` and `on_timeout` (the retransmission timeout), reports its pacing
+//! `rate()` and optional `window()`, and tells the NIC when it next wants
+//! `on_timer` (`next_timer()`). It never reads a clock: `now` is passed in.
+//! Hooks default to no-ops. The NIC keeps the transport state (PSNs, bytes in
+//! flight, go-back-N) apart from the algorithm's own variables.
 //!
 //! Dispatch on the hot path is static, through the [`Cc`] enum. Each algorithm has
 //! its own file with its `XxxConfig: Default` beside it: `none`, `dcqcn` (DCQCN
@@ -109,6 +110,9 @@ pub(crate) trait CongestionControl {
     /// A data packet of `wire_bytes` was just put on the wire.
     fn on_send(&mut self, _now: SimTime, _wire_bytes: u64) {}
     fn on_timer(&mut self, _now: SimTime) {}
+    /// The retransmission timeout fired and the transport went back to resend
+    /// what was outstanding (Swift reacts to it).
+    fn on_timeout(&mut self, _now: SimTime) {}
     /// When the controller next needs `on_timer`, if ever.
     fn next_timer(&self) -> Option<SimTime> {
         None
