@@ -12,7 +12,8 @@
 //! SIGCOMM'15), `hpcc` (HPCC SIGCOMM'19, with its §3.4/§5.4 design variants),
 //! `timely` (TIMELY SIGCOMM'15), `dctcp` (DCTCP SIGCOMM'10), the "+win" variants
 //! (`windowed`, HPCC §5.1), `rcc` (RCC ToN'23, whose receiver side is behind the
-//! [`receiver::ReceiverControl`] trait) and the HPCC ns-3 simulator's (`ns3`).
+//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20) and the HPCC
+//! ns-3 simulator's (`ns3`).
 //!
 //! Each is registered by one line below ([`registry`]), which makes its variant of
 //! [`CcKind`] and [`Cc`], its names in [`ALGORITHMS`] and its `[cc.<table>]` in
@@ -28,6 +29,7 @@ pub mod rcc;
 pub mod receiver;
 mod registry;
 pub mod rx_nic;
+pub mod swift;
 pub mod timely;
 pub mod windowed;
 
@@ -162,6 +164,7 @@ registry::congestion_controls! {
         dctcp: dctcp::DctcpConfig,
         /// Used by rcc, rcc-sender, rcc-ewa and rcc-pid.
         rcc: rcc::RccConfig,
+        swift: swift::SwiftConfig,
     }
     // `Variant(Kind => per-flow controller) from table`, in the order
     // `cc.algorithm` lists the names (`Kind::NAMES`).
@@ -180,6 +183,7 @@ registry::congestion_controls! {
         Ns3(ns3::Ns3Kind => ns3::Ns3Cc) from ns3,
         /// HPCC-PINT as the HPCC ns-3 simulator runs it (CC_MODE 10).
         HpccPint(ns3::hpcc_pint::HpccPintKind => ns3::hpcc_pint::HpccPint) from ns3,
+        Swift(swift::SwiftConfig => swift::Swift) from swift,
     }
 }
 
@@ -244,7 +248,7 @@ mod tests {
         assert_eq!(table_of("rcc-ewa"), Some("rcc"));
         assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
         assert_eq!(table_of("hpcc-pint"), Some("ns3"));
-        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc"];
+        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc", "swift"];
         assert_eq!(
             tables.map(readers_of),
             [
@@ -253,7 +257,8 @@ mod tests {
                 "the *-ns3 algorithms and hpcc-pint",
                 "timely and timely+win",
                 "dctcp",
-                "rcc, rcc-sender, rcc-ewa and rcc-pid"
+                "rcc, rcc-sender, rcc-ewa and rcc-pid",
+                "swift"
             ]
         );
     }
