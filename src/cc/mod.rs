@@ -190,7 +190,7 @@ registry::congestion_controls! {
 /// Fixtures the algorithms' unit tests share.
 #[cfg(test)]
 pub(crate) mod test_util {
-    use super::FlowCtx;
+    use super::{AckInfo, FlowCtx};
     use crate::packet::IntHop;
     use crate::units::{Delta, Rate, SimTime};
 
@@ -208,6 +208,24 @@ pub(crate) mod test_util {
             hops: 2,
             mtu: 1000,
             seed: 1,
+        }
+    }
+
+    /// An ACK at `now` of `newly` bytes whose data packet left at `sent_at`,
+    /// with no INT, ECN or receiver feedback (for the delay-based controllers).
+    pub fn delay_ack(now: SimTime, sent_at: SimTime, newly: u64) -> AckInfo<'static> {
+        AckInfo {
+            now,
+            seq: 0,
+            snd_nxt: 0,
+            newly_acked: newly,
+            is_nack: false,
+            ecn_echo: false,
+            int: &[],
+            pint: 0,
+            data_sent_at: sent_at,
+            rx_window: None,
+            rx_busy: false,
         }
     }
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::cc::test_util::flow_ctx;
+use crate::cc::test_util::{delay_ack, flow_ctx};
 use crate::cc::{CcSection, CongestionControl};
 
 const MSS: f64 = 1000.0;
@@ -15,19 +15,7 @@ fn us(t: f64) -> SimTime {
 
 /// An ACK at `now_us` for `newly` bytes whose data packet left `delay_us` earlier.
 fn ack(now_us: f64, delay_us: f64, newly: u64) -> AckInfo<'static> {
-    AckInfo {
-        now: us(now_us),
-        seq: 0,
-        snd_nxt: 0,
-        newly_acked: newly,
-        is_nack: false,
-        ecn_echo: false,
-        int: &[],
-        pint: 0,
-        data_sent_at: us(now_us - delay_us),
-        rx_window: None,
-        rx_busy: false,
-    }
+    delay_ack(us(now_us), us(now_us - delay_us), newly)
 }
 
 fn nack(now_us: f64, delay_us: f64) -> AckInfo<'static> {

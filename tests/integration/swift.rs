@@ -3,11 +3,9 @@
 //! four flows share the link equally; a short flow gets its share next to a long
 //! one, which takes the link back after it.
 
-use crate::common::{assert_all_delivered, run_with};
+use crate::common::assert_all_delivered;
 use crate::measure::{finish, goodput, jain, pct, queue, us};
 use rocesim::output::RunOutputs;
-use rocesim::sim::RunOptions;
-use rocesim::units::Delta;
 
 const LINE_BPS: f64 = 100e9;
 /// Payload goodput of a saturated 100 Gbps link: 1000 B of every 1062 B frame.
@@ -16,12 +14,7 @@ const WIRE: f64 = 1062.0;
 const MSS: f64 = 1000.0;
 
 fn traced(text: &str) -> RunOutputs {
-    let opts = RunOptions {
-        keep_samples: true,
-        trace_rates: Some(Delta::from_us(10)),
-        ..RunOptions::default()
-    };
-    let out = run_with(text, &[], &opts);
+    let out = crate::common::traced(text, &[]);
     assert_eq!(out.summary.drops, 0, "no loss with PFC");
     out
 }
@@ -97,13 +90,17 @@ fn four_swift_flows_converge_to_equal_shares_of_a_full_link() {
         let total: f64 = g.iter().sum();
         eprintln!(
             "swift {k} flows: {:?} Gbps, Jain {:.4}",
-            g.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+            g.iter()
+                .map(|x| (x / 1e8).round() / 10.0)
+                .collect::<Vec<_>>(),
             jain(&g)
         );
         assert!(total > 0.95 * FULL_GOODPUT, "{total}");
         assert!(jain(&g) >= 0.9, "{g:?}");
     }
-    let g: Vec<f64> = (0..4).map(|f| goodput(&out, f, us(4000.0), us(5990.0))).collect();
+    let g: Vec<f64> = (0..4)
+        .map(|f| goodput(&out, f, us(4000.0), us(5990.0)))
+        .collect();
     assert!(jain(&g) >= 0.9, "{g:?}");
 }
 
