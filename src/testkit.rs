@@ -233,6 +233,7 @@ pub(crate) fn flow(
         pair_rtt: BASE_RTT,
         pair_bdp: rate.bytes_in(BASE_RTT),
         one_way,
+        hops: 2,
         irn_cap: matches!(cfg.nic.loss_recovery, LossRecovery::Irn(_)).then_some(64),
         send_slot: QpSlot(slot),
         recv_slot: QpSlot(slot),

@@ -1,17 +1,19 @@
 //! Sender-side congestion control behind one trait.
 //!
-//! A controller is a plain struct that reacts to `on_ack`, `on_cnp`, `on_send`
-//! and `on_timer`, reports its pacing `rate()` and optional `window()`, and tells
-//! the NIC when it next wants `on_timer` (`next_timer()`). It never reads a clock:
-//! `now` is passed in. Hooks default to no-ops. The NIC keeps the transport state
-//! (PSNs, bytes in flight, go-back-N) apart from the algorithm's own variables.
+//! A controller is a plain struct that reacts to `on_ack`, `on_cnp`, `on_send`,
+//! `on_timer` and `on_timeout` (the retransmission timeout), reports its pacing
+//! `rate()` and optional `window()`, and tells the NIC when it next wants
+//! `on_timer` (`next_timer()`). It never reads a clock: `now` is passed in.
+//! Hooks default to no-ops. The NIC keeps the transport state (PSNs, bytes in
+//! flight, go-back-N) apart from the algorithm's own variables.
 //!
 //! Dispatch on the hot path is static, through the [`Cc`] enum. Each algorithm has
 //! its own file with its `XxxConfig: Default` beside it: `none`, `dcqcn` (DCQCN
 //! SIGCOMM'15), `hpcc` (HPCC SIGCOMM'19, with its §3.4/§5.4 design variants),
 //! `timely` (TIMELY SIGCOMM'15), `dctcp` (DCTCP SIGCOMM'10), the "+win" variants
 //! (`windowed`, HPCC §5.1), `rcc` (RCC ToN'23, whose receiver side is behind the
-//! [`receiver::ReceiverControl`] trait) and the HPCC ns-3 simulator's (`ns3`).
+//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20) and the HPCC
+//! ns-3 simulator's (`ns3`).
 //!
 //! Each is registered by one line below ([`registry`]), which makes its variant of
 //! [`CcKind`] and [`Cc`], its names in [`ALGORITHMS`] and its `[cc.<table>]` in
@@ -27,6 +29,7 @@ pub mod rcc;
 pub mod receiver;
 mod registry;
 pub mod rx_nic;
+pub mod swift;
 pub mod timely;
 pub mod windowed;
 
@@ -92,6 +95,9 @@ pub(crate) struct FlowCtx {
     pub max_bdp: u64,
     /// This flow's bandwidth-delay product (bottleneck x pair RTT), bytes.
     pub pair_bdp: u64,
+    /// Links on this flow's data path, host to host (its ECMP path; Swift's
+    /// hop count).
+    pub hops: u32,
     /// Payload bytes per full packet.
     pub mtu: u32,
     /// Seeds the flow's own random draws (HPCC-PINT's ACK sampling): from the
@@ -106,6 +112,9 @@ pub(crate) trait CongestionControl {
     /// A data packet of `wire_bytes` was just put on the wire.
     fn on_send(&mut self, _now: SimTime, _wire_bytes: u64) {}
     fn on_timer(&mut self, _now: SimTime) {}
+    /// The retransmission timeout fired and the transport went back to resend
+    /// what was outstanding (Swift reacts to it).
+    fn on_timeout(&mut self, _now: SimTime) {}
     /// When the controller next needs `on_timer`, if ever.
     fn next_timer(&self) -> Option<SimTime> {
         None
@@ -155,6 +164,7 @@ registry::congestion_controls! {
         dctcp: dctcp::DctcpConfig,
         /// Used by rcc, rcc-sender, rcc-ewa and rcc-pid.
         rcc: rcc::RccConfig,
+        swift: swift::SwiftConfig,
     }
     // `Variant(Kind => per-flow controller) from table`, in the order
     // `cc.algorithm` lists the names (`Kind::NAMES`).
@@ -173,19 +183,20 @@ registry::congestion_controls! {
         Ns3(ns3::Ns3Kind => ns3::Ns3Cc) from ns3,
         /// HPCC-PINT as the HPCC ns-3 simulator runs it (CC_MODE 10).
         HpccPint(ns3::hpcc_pint::HpccPintKind => ns3::hpcc_pint::HpccPint) from ns3,
+        Swift(swift::SwiftConfig => swift::Swift) from swift,
     }
 }
 
 /// Fixtures the algorithms' unit tests share.
 #[cfg(test)]
 pub(crate) mod test_util {
-    use super::FlowCtx;
+    use super::{AckInfo, FlowCtx};
     use crate::packet::IntHop;
     use crate::units::{Delta, Rate, SimTime};
 
     /// A flow starting at 0 behind a `line_gbps` NIC: control interval `t_us`,
     /// its own base RTT `pair_rtt_us`, 1000-byte payloads, no bandwidth-delay
-    /// products.
+    /// products, two links (one switch).
     pub fn flow_ctx(line_gbps: u64, t_us: u64, pair_rtt_us: u64) -> FlowCtx {
         FlowCtx {
             now: SimTime::ZERO,
@@ -194,8 +205,27 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_us(pair_rtt_us),
             max_bdp: 0,
             pair_bdp: 0,
+            hops: 2,
             mtu: 1000,
             seed: 1,
+        }
+    }
+
+    /// An ACK at `now` of `newly` bytes whose data packet left at `sent_at`,
+    /// with no INT, ECN or receiver feedback (for the delay-based controllers).
+    pub fn delay_ack(now: SimTime, sent_at: SimTime, newly: u64) -> AckInfo<'static> {
+        AckInfo {
+            now,
+            seq: 0,
+            snd_nxt: 0,
+            newly_acked: newly,
+            is_nack: false,
+            ecn_echo: false,
+            int: &[],
+            pint: 0,
+            data_sent_at: sent_at,
+            rx_window: None,
+            rx_busy: false,
         }
     }
 
@@ -236,7 +266,7 @@ mod tests {
         assert_eq!(table_of("rcc-ewa"), Some("rcc"));
         assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
         assert_eq!(table_of("hpcc-pint"), Some("ns3"));
-        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc"];
+        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc", "swift"];
         assert_eq!(
             tables.map(readers_of),
             [
@@ -245,7 +275,8 @@ mod tests {
                 "the *-ns3 algorithms and hpcc-pint",
                 "timely and timely+win",
                 "dctcp",
-                "rcc, rcc-sender, rcc-ewa and rcc-pid"
+                "rcc, rcc-sender, rcc-ewa and rcc-pid",
+                "swift"
             ]
         );
     }

@@ -1,7 +1,8 @@
 //! One property-test harness for every congestion control: random sequences of
-//! ACK / CNP / timer / send / time-advance operations, with the invariants checked
-//! after each: the rate stays within `[min_rate, line rate]`, the window (if any)
-//! is positive and finite, nothing is NaN, and the timer is never in the past.
+//! ACK / CNP / timer / timeout / send / time-advance operations, with the
+//! invariants checked after each: the rate stays within `[min_rate, line rate]`,
+//! the window (if any) is positive and finite, nothing is NaN, and the timer is
+//! never in the past.
 //! Receiver-assigned windows come from the real receiver (`ReceiverKind::on_data`)
 //! for the RCC variants, so the whole receiver-to-sender path is exercised.
 
@@ -26,6 +27,8 @@ enum Op {
     },
     Cnp,
     Timer,
+    /// The retransmission timeout fired.
+    Timeout,
     Send(u16),
     Advance(u32),
 }
@@ -36,6 +39,7 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(packets, rtt_ns, qlen, ecn, nack)| Op::Ack { packets, rtt_ns, qlen, ecn, nack }),
         1 => Just(Op::Cnp),
         1 => Just(Op::Timer),
+        1 => Just(Op::Timeout),
         2 => (64u16..9100).prop_map(Op::Send),
         2 => (0u32..200_000_000).prop_map(Op::Advance),
     ]
@@ -164,6 +168,7 @@ impl Harness {
                     self.cc.on_timer(self.now);
                 }
             }
+            Op::Timeout => self.cc.on_timeout(self.now),
             Op::Send(wire) => self.cc.on_send(self.now, wire as u64),
             Op::Advance(ns) => self.now += Delta::from_ns(ns as u64),
         }

@@ -249,6 +249,10 @@ macro_rules! congestion_controls {
             fn on_timer(&mut self, now: SimTime) {
                 registry::each!(Cc [$($v)*] self, c => c.on_timer(now))
             }
+            #[inline]
+            fn on_timeout(&mut self, now: SimTime) {
+                registry::each!(Cc [$($v)*] self, c => c.on_timeout(now))
+            }
             #[inline(always)]
             fn next_timer(&self) -> Option<SimTime> {
                 registry::each!(Cc [$($v)*] self, c => c.next_timer())

@@ -227,7 +227,7 @@ impl CongestionControl for Timely {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::test_util::flow_ctx;
+    use crate::cc::test_util::{delay_ack, flow_ctx};
     use crate::units::SimTime;
 
     fn ctx() -> FlowCtx {
@@ -235,19 +235,8 @@ mod tests {
     }
 
     fn ack(sent_us: u64, now_us: u64, newly: u64) -> AckInfo<'static> {
-        AckInfo {
-            now: SimTime(now_us * 1_000_000),
-            seq: 0,
-            snd_nxt: 0,
-            newly_acked: newly,
-            is_nack: false,
-            ecn_echo: false,
-            int: &[],
-            pint: 0,
-            data_sent_at: SimTime(sent_us * 1_000_000),
-            rx_window: None,
-            rx_busy: false,
-        }
+        let us = |t: u64| SimTime(t * 1_000_000);
+        delay_ack(us(now_us), us(sent_us), newly)
     }
 
     #[test]

@@ -121,6 +121,11 @@ impl<C: CongestionControl> CongestionControl for Windowed<C> {
         self.refresh();
     }
     #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        self.inner.on_timeout(now);
+        self.refresh();
+    }
+    #[inline]
     fn next_timer(&self) -> Option<SimTime> {
         self.inner.next_timer()
     }

@@ -53,6 +53,8 @@ pub struct FlowInfo {
     pub pair_bdp: u64,
     /// Base one-way delay of the data path.
     pub one_way: Delta,
+    /// Links on the data path, host to host.
+    pub hops: u16,
     /// IRN's BDP cap in packets (IRN only).
     pub irn_cap: Option<u32>,
     /// Index of the flow's sending queue pair at the source NIC.
@@ -320,6 +322,7 @@ impl Nic {
             pair_rtt: f.pair_rtt,
             max_bdp: cfg.max_bdp,
             pair_bdp: f.pair_bdp,
+            hops: f.hops.into(),
             mtu: cfg.plan.mtu,
             seed: crate::workload::derive_seed(cfg.seed, "cc", fid.idx()),
         }

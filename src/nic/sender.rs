@@ -213,6 +213,7 @@ impl Nic {
             resent = env.cfg.transport.on_timeout(qp, now);
             if resent {
                 ctx.stats.timeouts += 1;
+                qp.cc.on_timeout(now);
             }
         }
         self.after_cc(ctx, env, fid, before, resent);

@@ -37,6 +37,7 @@ fn sender(size: u64) -> SendQp {
         pair_rtt: Delta::from_us(5),
         max_bdp: 62_500,
         pair_bdp: 62_500,
+        hops: 2,
         mtu: MTU as u32,
         seed: 1,
     };

@@ -240,6 +240,7 @@ fn flow_infos(
                 pair_rtt: path.pair_rtt,
                 pair_bdp: path.pair_bdp,
                 one_way: path.one_way,
+                hops: path.hops,
                 irn_cap: irn_cap(spec),
                 send_slot,
                 recv_slot,

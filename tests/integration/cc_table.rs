@@ -25,6 +25,7 @@ const TWO_TO_ONE: &[&str] = &[
     "dcqcn+win",
     "hpcc",
     "rcc",
+    "swift",
 ];
 
 #[test]
@@ -34,7 +35,7 @@ fn cc_table() {
         Case {
             scenario: "rcc-convergence (N = 4 phase, 7-8 ms)",
             text: include_str!("../../scenarios/rcc-convergence.toml"),
-            algorithms: &["rcc", "rcc-sender", "hpcc", "dcqcn"],
+            algorithms: &["rcc", "rcc-sender", "hpcc", "dcqcn", "swift"],
             window: (7000.0, 7900.0),
             ports: &[(5, 4)],
         },
@@ -49,6 +50,7 @@ fn cc_table() {
                 "hpcc",
                 "dcqcn",
                 "timely",
+                "swift",
             ],
             window: (1500.0, 2500.0),
             ports: &[(5, 2), (6, 2)],
@@ -66,6 +68,20 @@ fn cc_table() {
             algorithms: &["hpcc rate_signal=tx", "hpcc rate_signal=rx"],
             window: (100.0, 600.0),
             ports: &[(3, 0)],
+        },
+        Case {
+            scenario: "incast 16-to-1 (incast-16to1-swift, 200 us to 5 ms)",
+            text: include_str!("../../scenarios/incast-16to1-swift.toml"),
+            algorithms: &["swift", "hpcc", "dcqcn"],
+            window: (200.0, 5000.0),
+            ports: &[(17, 0)],
+        },
+        Case {
+            scenario: "swift-convergence (N = 4 phase, 4-6 ms)",
+            text: include_str!("../../scenarios/swift-convergence.toml"),
+            algorithms: &["swift", "hpcc", "dcqcn"],
+            window: (4000.0, 5990.0),
+            ports: &[(5, 0)],
         },
         Case {
             scenario: "2-to-1 (dctcp-2to1 / timely-2to1, 3-8 ms)",

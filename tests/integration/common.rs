@@ -27,6 +27,17 @@ pub fn run_with(text: &str, overrides: &[&str], opts: &RunOptions) -> RunOutputs
     rocesim::run_str(text, &o, opts).unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
+/// Runs with the queue samples kept in memory and every flow's rate traced
+/// each 10 us (what the congestion-control scenario tests measure).
+pub fn traced(text: &str, overrides: &[&str]) -> RunOutputs {
+    let opts = RunOptions {
+        keep_samples: true,
+        trace_rates: Some(rocesim::units::Delta::from_us(10)),
+        ..RunOptions::default()
+    };
+    run_with(text, overrides, &opts)
+}
+
 /// Asserts every flow completed and each delivered exactly its size, in order.
 pub fn assert_all_delivered(out: &RunOutputs) {
     let s = &out.summary;

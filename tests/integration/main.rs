@@ -33,5 +33,6 @@ mod robustness_output;
 mod single_bottleneck_cc;
 mod single_flow;
 mod sweep;
+mod swift;
 mod topology_workload_scenarios;
 mod workloads;

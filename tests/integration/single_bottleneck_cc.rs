@@ -3,19 +3,11 @@
 //! HPCC §5.1); TIMELY's RTT stays below T_high and its queue peaks between T_low and
 //! T_high (TIMELY §4: only increases below T_low, so every decrease starts above it).
 
-use crate::common::run_with;
 use crate::measure::{goodput, jain, mean, pct, queue, us};
 use rocesim::output::RunOutputs;
-use rocesim::sim::RunOptions;
-use rocesim::units::Delta;
 
 fn traced(text: &str) -> RunOutputs {
-    let opts = RunOptions {
-        keep_samples: true,
-        trace_rates: Some(Delta::from_us(10)),
-        ..RunOptions::default()
-    };
-    let out = run_with(text, &[], &opts);
+    let out = crate::common::traced(text, &[]);
     assert_eq!(out.summary.drops, 0);
     assert_eq!(out.summary.pfc_pause_frames, 0);
     out

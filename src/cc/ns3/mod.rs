@@ -377,6 +377,7 @@ pub(crate) mod test_util {
             pair_rtt: Delta::from_ns(4160),
             max_bdp: 52_000,
             pair_bdp: 52_000,
+            hops: 2,
             mtu: 1000,
             seed: 7,
         }

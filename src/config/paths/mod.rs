@@ -55,6 +55,8 @@ pub struct FlowPath {
     pub pair_bdp: u64,
     /// Base one-way delay of a full data packet.
     pub one_way: Delta,
+    /// Links the flow's data packets cross, host to host (its ECMP path).
+    pub hops: u16,
 }
 
 impl PathModel {
@@ -111,6 +113,7 @@ impl PathModel {
         let key = flow_key(spec, sport);
         let data = ecmp::trace(topo, model, seed, key);
         let one_way = ecmp::one_way(model, &data, cfg.mtu_wire());
+        let hops = u16::try_from(data.len()).expect("a path has fewer than 65536 links");
         match self {
             PathModel::Alone { ack_wire, .. } => {
                 let ack = ecmp::trace(topo, model, seed, key.reversed());
@@ -132,6 +135,7 @@ impl PathModel {
                     pair_rtt,
                     pair_bdp: bottleneck.bytes_in(pair_rtt),
                     one_way,
+                    hops,
                 }
             }
             PathModel::Ns3(p) => {
@@ -142,6 +146,7 @@ impl PathModel {
                     pair_rtt: pair.rtt,
                     pair_bdp: pair.bdp,
                     one_way,
+                    hops,
                 }
             }
         }
