@@ -189,3 +189,38 @@ fn a_missing_scenario_file_is_a_clear_error() {
         &["/nonexistent/x.toml", "no such scenario file"],
     );
 }
+
+#[test]
+fn an_unknown_load_balancing_names_the_key_and_the_valid_values() {
+    let (code, err) = run_bad(
+        "load-balancing",
+        GOOD,
+        &["--set", "switch.load_balancing=\"flowlet\""],
+    );
+    assert_eq!(code, 2);
+    assert_one_line(
+        &err,
+        &["switch.load_balancing", "flowlet", "`ecmp`", "`spray`"],
+    );
+}
+
+#[test]
+fn spraying_is_refused_with_hpcc_and_with_victim_tracking() {
+    let spray = "switch.load_balancing=\"spray\"";
+    for hpcc in ["hpcc", "hpcc-ns3"] {
+        let algorithm = format!("cc.algorithm=\"{hpcc}\"");
+        let (code, err) = run_bad("spray-hpcc", GOOD, &["--set", spray, "--set", &algorithm]);
+        assert_eq!(code, 2);
+        assert_one_line(
+            &err,
+            &["switch.load_balancing", hpcc, "one path", "\"ecmp\""],
+        );
+    }
+    let victims = "diagnostics.victims=true";
+    let (code, err) = run_bad("spray-victims", GOOD, &["--set", spray, "--set", victims]);
+    assert_eq!(code, 2);
+    assert_one_line(
+        &err,
+        &["diagnostics.victims", "spray", "omit it or set false"],
+    );
+}
