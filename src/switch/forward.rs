@@ -1,7 +1,7 @@
-//! Switch forwarding: arrival (routing, ECMP or spraying, MMU admission, ECN at enqueue, the
-//! flow-control scheme's enqueue hook), transmission (scheduling, MMU release,
-//! its dequeue hook, ECN at dequeue, INT stamping or HPCC-PINT's field). PFC
-//! frames are in `pause`.
+//! Switch forwarding: arrival (routing, ECMP or spraying, MMU admission, ECN at
+//! enqueue, the flow-control scheme's enqueue hook), transmission (scheduling,
+//! MMU release, its dequeue hook, ECN at dequeue, INT stamping or HPCC-PINT's
+//! field). PFC frames are in `pause`.
 
 use super::flowctl::{Enqueue, FlowControl};
 use super::mmu::Admit;

@@ -3,9 +3,9 @@
 //!
 //! Spraying: every packet a switch forwards (data, ACK, NACK, CNP; PFC frames
 //! are link-local and never forwarded) picks uniformly among the routing
-//! table's equal-cost next hops, as packet-spraying fabrics do (Dixit et al.,
-//! "On the impact of packet spraying in data center networks", INFOCOM'13;
-//! the random per-packet variant). The draw comes from the switch's own
+//! table's equal-cost next hops, as packet-spraying fabrics do (random packet
+//! spraying: Dixit et al., "On the impact of packet spraying in data center
+//! networks", INFOCOM'13; not in ../shared/papers). The draw comes from the switch's own
 //! stream ([`SprayRng`]), seeded from the run seed and the switch's node id,
 //! so a run is the same on any number of threads or MPI ranks: a switch draws
 //! only from its own stream, in the order it handles its events. The stream is
