@@ -35,7 +35,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
-    let load_balancing = f.switch.load_balancing(&cc, &cx)?;
+    let load_balancing = f.switch.load_balancing(&cc, &nic.loss_recovery, &cx)?;
     let spray = load_balancing == LoadBalancing::Spray;
     let diag = diagnostics::resolve(&f.diagnostics, spray, &cx)?;
     let ecn = switch::resolve_ecn(&f.switch, &cc, &cx)?;

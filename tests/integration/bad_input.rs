@@ -205,7 +205,7 @@ fn an_unknown_load_balancing_names_the_key_and_the_valid_values() {
 }
 
 #[test]
-fn spraying_is_refused_with_hpcc_and_with_victim_tracking() {
+fn spraying_is_refused_with_hpcc_go_back_0_and_victim_tracking() {
     let spray = "switch.load_balancing=\"spray\"";
     for hpcc in ["hpcc", "hpcc-ns3"] {
         let algorithm = format!("cc.algorithm=\"{hpcc}\"");
@@ -216,6 +216,13 @@ fn spraying_is_refused_with_hpcc_and_with_victim_tracking() {
             &["switch.load_balancing", hpcc, "one path", "\"ecmp\""],
         );
     }
+    let go_back_0 = "nic.loss_recovery=\"go-back-0\"";
+    let (code, err) = run_bad("spray-gb0", GOOD, &["--set", spray, "--set", go_back_0]);
+    assert_eq!(code, 2);
+    assert_one_line(
+        &err,
+        &["switch.load_balancing", "go-back-0", "never complete"],
+    );
     let victims = "diagnostics.victims=true";
     let (code, err) = run_bad("spray-victims", GOOD, &["--set", spray, "--set", victims]);
     assert_eq!(code, 2);

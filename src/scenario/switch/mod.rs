@@ -10,6 +10,7 @@ mod routes;
 use super::ctx::Ctx;
 use crate::cc::CcKind;
 use crate::error::InputError;
+use crate::nic::irn::LossRecovery;
 use crate::profile::MmuModel;
 use crate::switch::ecn::{EcnPlan, Red};
 use crate::switch::flowctl::FlowControlConfig;
@@ -124,10 +125,12 @@ impl SwitchSection {
     }
 
     /// Per flow or per packet among equal-cost next hops; spraying is refused
-    /// with an algorithm that needs every packet of a flow on one path.
+    /// with an algorithm that needs every packet of a flow on one path, and
+    /// with go-back-0, which needs them in order.
     pub(super) fn load_balancing(
         &self,
         cc: &CcKind,
+        recovery: &LossRecovery,
         cx: &Ctx,
     ) -> Result<LoadBalancing, InputError> {
         let lb = self.load_balancing.unwrap_or_default();
@@ -138,6 +141,12 @@ impl SwitchSection {
                     "\"spray\" cannot run with cc.algorithm = \"{}\", which differences each hop's INT records ACK to ACK and so needs every packet of a flow on one path; use \"ecmp\"",
                     cc.name()
                 ),
+            ));
+        }
+        if lb == LoadBalancing::Spray && *recovery == LossRecovery::GoBack0 {
+            return Err(cx.err(
+                "switch.load_balancing",
+                "\"spray\" cannot run with nic.loss_recovery = \"go-back-0\": its receiver drops the whole message at the first packet out of order, so a sprayed message of more than a few packets would never complete; use \"ecmp\", or \"go-back-n\" or \"irn\"",
             ));
         }
         Ok(lb)
