@@ -122,6 +122,10 @@ impl Algorithm for HpccConfig {
     fn needs_int(&self) -> bool {
         true
     }
+    /// MEASUREINFLIGHT differences each hop's records ACK to ACK.
+    fn needs_one_path(&self) -> bool {
+        true
+    }
     /// The received bytes for the rxRate variant (§3.4), else the sent bytes.
     fn int_counter(&self) -> IntCounter {
         match self.rate_signal {

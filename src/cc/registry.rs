@@ -42,6 +42,13 @@ pub(crate) trait Algorithm: Sized {
     fn needs_int(&self) -> bool {
         false
     }
+    /// Whether it differences each hop's INT record with the previous ACK's
+    /// record of the same hop (HPCC Eq. (2)), which holds only while every
+    /// packet of a flow crosses the same ports: such an algorithm refuses
+    /// per-packet spraying (`switch.load_balancing = "spray"`).
+    fn needs_one_path(&self) -> bool {
+        false
+    }
     /// The PINT field switches fill for it instead of INT records (HPCC-PINT).
     fn pint(&self) -> Option<PintCodec> {
         None
@@ -177,6 +184,11 @@ macro_rules! congestion_controls {
             /// Whether switches must stamp INT records for this algorithm.
             pub(crate) fn needs_int(&self) -> bool {
                 registry::each!(CcKind [$($v)*] self, k => k.needs_int())
+            }
+            /// Whether the algorithm needs every packet of a flow on one path
+            /// (it reads per-hop INT records hop by hop).
+            pub(crate) fn needs_one_path(&self) -> bool {
+                registry::each!(CcKind [$($v)*] self, k => k.needs_one_path())
             }
             /// The PINT field switches fill for this algorithm instead of INT
             /// records, if they do.

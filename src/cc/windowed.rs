@@ -44,6 +44,9 @@ impl<K: Windowable> Algorithm for Win<K> {
     fn needs_int(&self) -> bool {
         self.0.needs_int()
     }
+    fn needs_one_path(&self) -> bool {
+        self.0.needs_one_path()
+    }
     fn int_counter(&self) -> IntCounter {
         self.0.int_counter()
     }

@@ -11,6 +11,7 @@ use crate::nic::NicPlan;
 use crate::profile::ModelConfig;
 use crate::switch::ecn::EcnPlan;
 use crate::switch::mmu::MmuPlan;
+use crate::switch::spray::LoadBalancing;
 use crate::topology::Topology;
 use crate::units::SimTime;
 use crate::workload::FlowSpec;
@@ -35,6 +36,8 @@ pub struct RunConfig {
     pub diag: DiagConfig,
     pub ecn: EcnPlan,
     pub int_on: bool,
+    /// Per flow (ECMP) or per packet (spraying) among equal-cost next hops.
+    pub load_balancing: LoadBalancing,
     pub nic: NicPlan,
     pub cc: CcKind,
     /// Flows sorted by start time (stable).

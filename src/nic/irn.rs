@@ -41,6 +41,17 @@ impl LossRecovery {
             LossRecovery::Irn(_) => "irn",
         }
     }
+
+    /// Whether the receiver keeps a packet that arrives beyond the next
+    /// expected one (selective repeat), as it must to run well under per-packet
+    /// spraying, which reorders packets; otherwise it discards it and NACKs the
+    /// gap, and the sender goes back.
+    pub fn accepts_reordering(&self) -> bool {
+        match self {
+            LossRecovery::GoBackN | LossRecovery::GoBack0 => false,
+            LossRecovery::Irn(_) => true,
+        }
+    }
 }
 
 /// IRN parameters (defaults: IRN §3.1 for 40 Gbps).

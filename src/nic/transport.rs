@@ -69,11 +69,11 @@ pub struct Segment {
 }
 
 impl Transport {
-    /// IRN's receiver state for a message, when IRN is on (`cap`: its BDP cap
-    /// in packets).
+    /// The out-of-order store of a message's receiver, when the loss recovery
+    /// keeps out-of-order packets (IRN; `cap`: its BDP cap in packets).
     pub fn new_receiver(&self, cap: Option<u32>) -> Option<IrnReceiver> {
-        match (&self.recovery, cap) {
-            (LossRecovery::Irn(_), Some(cap)) => Some(IrnReceiver::new(cap)),
+        match cap {
+            Some(cap) if self.recovery.accepts_reordering() => Some(IrnReceiver::new(cap)),
             _ => None,
         }
     }

@@ -18,7 +18,19 @@ pub(super) struct DiagnosticsSection {
     victims: Option<bool>,
 }
 
-pub(super) fn resolve(d: &DiagnosticsSection, cx: &Ctx) -> Result<DiagConfig, InputError> {
+/// The diagnostics' settings; `spray`: switches spray packets, so a flow has
+/// no one path for victim tracking to follow (off by default, refused if asked).
+pub(super) fn resolve(
+    d: &DiagnosticsSection,
+    spray: bool,
+    cx: &Ctx,
+) -> Result<DiagConfig, InputError> {
+    if spray && d.victims == Some(true) {
+        return Err(cx.err(
+            "diagnostics.victims",
+            "victim tracking follows each flow's one ECMP path, and with switch.load_balancing = \"spray\" a flow has none; omit it or set false",
+        ));
+    }
     let def = DiagConfig::default();
     let c = DiagConfig {
         storm_window: d.storm_window.unwrap_or(def.storm_window),
@@ -26,7 +38,7 @@ pub(super) fn resolve(d: &DiagnosticsSection, cx: &Ctx) -> Result<DiagConfig, In
         deadlock: d.deadlock.unwrap_or(def.deadlock),
         deadlock_confirm: d.deadlock_confirm.unwrap_or(def.deadlock_confirm),
         congested_queue: d.congested_queue.map_or(def.congested_queue, |b| b.0),
-        victims: d.victims.unwrap_or(def.victims),
+        victims: d.victims.unwrap_or(def.victims && !spray),
     };
     if c.storm_window.is_zero() {
         return Err(cx.err("diagnostics.storm_window", "must be > 0, e.g. \"1ms\""));

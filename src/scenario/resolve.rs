@@ -9,6 +9,7 @@ use super::{RunSection, cc, diagnostics, model, nic, output, switch, topology, w
 use crate::config::RunConfig;
 use crate::error::InputError;
 use crate::profile::EcmpHash;
+use crate::switch::spray::LoadBalancing;
 use crate::units::{Delta, SimTime};
 
 /// Validates `loaded` into a [`RunConfig`].
@@ -34,7 +35,9 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
-    let diag = diagnostics::resolve(&f.diagnostics, &cx)?;
+    let load_balancing = f.switch.load_balancing(&cc, &nic.loss_recovery, &cx)?;
+    let spray = load_balancing == LoadBalancing::Spray;
+    let diag = diagnostics::resolve(&f.diagnostics, spray, &cx)?;
     let ecn = switch::resolve_ecn(&f.switch, &cc, &cx)?;
     let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
     let flows = workload::resolve(
@@ -62,6 +65,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         diag,
         ecn,
         int_on,
+        load_balancing,
         nic,
         cc,
         flows,

@@ -319,6 +319,7 @@ pub(crate) fn switch_config(cfg: &RunConfig, max_rtt: Delta) -> SwitchConfig {
         int_on: cfg.int_on && pint.is_none(),
         int_counter: cfg.cc.int_counter(),
         pint,
+        load_balancing: cfg.load_balancing,
         xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
         congested_queue: cfg.diag.congested_queue,
     }

@@ -107,9 +107,9 @@ fn pick(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> us
 }
 
 /// `h % n`. Fat-trees have a power-of-two number of uplinks, and a mask is a
-/// cycle where a division is tens.
+/// cycle where a division is tens. Spraying uses it too ([`super::spray`]).
 #[inline]
-fn index(h: u64, n: usize) -> usize {
+pub(super) fn index(h: u64, n: usize) -> usize {
     let n = n as u64;
     (if n.is_power_of_two() {
         h & (n - 1)

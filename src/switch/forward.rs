@@ -1,10 +1,11 @@
-//! Switch forwarding: arrival (routing, ECMP, MMU admission, ECN at enqueue, the
-//! flow-control scheme's enqueue hook), transmission (scheduling, MMU release,
-//! its dequeue hook, ECN at dequeue, INT stamping or HPCC-PINT's field). PFC
-//! frames are in `pause`.
+//! Switch forwarding: arrival (routing, ECMP or spraying, MMU admission, ECN at
+//! enqueue, the flow-control scheme's enqueue hook), transmission (scheduling,
+//! MMU release, its dequeue hook, ECN at dequeue, INT stamping or HPCC-PINT's
+//! field). PFC frames are in `pause`.
 
 use super::flowctl::{Enqueue, FlowControl};
 use super::mmu::Admit;
+use super::spray::LoadBalancing;
 use super::{Switch, SwitchEnv};
 use crate::engine::prefetch;
 use crate::node::{Ctx, Event};
@@ -42,14 +43,20 @@ impl Switch {
         }
         let pkt = ctx.pool.get_mut(id);
         let hops = env.routes.next_hops(self.idx.0, pkt.dst);
-        let key = super::ecmp::FlowKey {
-            src: pkt.src.0,
-            dst: pkt.dst.0,
-            sport: pkt.sport,
-            dport: pkt.dport,
+        let out = match env.cfg.load_balancing {
+            LoadBalancing::Ecmp => {
+                let key = super::ecmp::FlowKey {
+                    src: pkt.src.0,
+                    dst: pkt.dst.0,
+                    sport: pkt.sport,
+                    dport: pkt.dport,
+                };
+                let hash = env.cfg.model.ecmp_hash;
+                super::ecmp::next_hop(hops, hash, self.ecmp_seed, self.node, key)
+            }
+            LoadBalancing::Spray => self.spray.next_hop(hops),
         };
-        let hash = env.cfg.model.ecmp_hash;
-        let Some(out) = super::ecmp::next_hop(hops, hash, self.ecmp_seed, self.node, key) else {
+        let Some(out) = out else {
             ctx.stats.drops_no_route += 1;
             ctx.pool.free(id);
             return None;

@@ -1,6 +1,7 @@
 //! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
 //! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking ([`ecn`]), INT stamping
-//! ([`int`]) and ECMP ([`ecmp`]). One model, used for every switch.
+//! ([`int`]), ECMP ([`ecmp`]) or packet spraying ([`spray`]). One model, used
+//! for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
@@ -18,6 +19,7 @@ pub mod int;
 pub mod mmu;
 mod pause;
 pub mod pint;
+pub mod spray;
 pub mod thresholds;
 
 use crate::ids::{EgressId, SwitchIdx};
@@ -42,6 +44,8 @@ pub struct SwitchConfig {
     pub int_counter: IntCounter,
     /// Switches fill HPCC-PINT's field instead ([`pint`]).
     pub pint: Option<pint::PintPlan>,
+    /// Per flow (ECMP) or per packet (spraying) among equal-cost next hops.
+    pub load_balancing: spray::LoadBalancing,
     /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
     pub xoff_forever: bool,
     /// PFC diagnostics: an egress queue of at least this many bytes is congested
@@ -151,7 +155,10 @@ pub struct Switch {
     /// PAUSE frames sent so far (their tokens in the diagnostics).
     pub pauses_sent: u32,
     pub ecmp_seed: u64,
+    /// ECN marking, link loss and HPCC-PINT draw from it.
     pub rng: ChaCha8Rng,
+    /// Spraying draws from it alone ([`spray`]).
+    pub spray: spray::SprayRng,
     /// Each port's HPCC-PINT state, when the run uses it; else empty.
     pub pint: Vec<pint::PintPort>,
 }
@@ -206,6 +213,7 @@ impl Switch {
             pauses_sent: 0,
             ecmp_seed: ecmp::ecmp_seed(seed, node),
             rng: ChaCha8Rng::seed_from_u64(rng_seed),
+            spray: spray::SprayRng::new(seed, node),
             pint: match plan.pint {
                 true => infos.iter().map(|p| pint::PintPort::new(p.rate)).collect(),
                 false => Vec::new(),

@@ -68,6 +68,41 @@ fn ecmp_spreads_flows_evenly_over_equal_cost_next_hops_and_keeps_each_flow_on_on
 }
 
 #[test]
+fn spraying_spreads_one_flows_packets_and_acks_over_every_next_hop_and_leaves_the_rng_alone() {
+    // Leaf 0 (node 4) reaches host 2 under leaf 1 through 4 spines (ports 2..=5).
+    let run = scenario(
+        "name = \"spray\"\n[topology]\nkind = \"leaf-spine\"\nleaves = 2\nspines = 4\n\
+         hosts_per_leaf = 2\nhost_rate = \"100Gbps\"\ndelay = \"1us\"\n\
+         [switch]\nload_balancing = \"spray\"\n[cc]\nalgorithm = \"none\"\n\
+         [[workload.incast]]\nfan_in = 2\nreceiver = 0\nsize = \"10KB\"\n",
+    );
+    let mut b = SwitchBench::new(run, 0);
+    let rng = b.sw.rng.clone();
+    let n = 4_000u32;
+    for i in 0..n {
+        b.run_until(SimTime::ZERO + Delta::from_ns(100).times(i as u64));
+        b.arrive(0, data(0, 2, 10_000, i as u64 * 1000, 1000, WIRE));
+        let mut ack = data(0, 2, 10_000, 0, 0, 64);
+        (ack.kind, ack.class) = (PacketKind::Ack, 0);
+        b.arrive(0, ack);
+    }
+    b.run_until(us(1_000));
+    for kind in [PacketKind::Data, PacketKind::Ack] {
+        let per_port: Vec<usize> = (2..6).map(|p| b.left(p, kind).len()).collect();
+        assert_eq!(per_port.iter().sum::<usize>(), n as usize);
+        // Binomial(4000, 1/4) per port: sd sqrt(4000 x 3/16) = 27.
+        for (p, got) in per_port.iter().enumerate() {
+            assert!(
+                got.abs_diff(1000) < 5 * 27,
+                "{kind:?} port {}: {got}",
+                p + 2
+            );
+        }
+    }
+    assert_eq!(b.sw.rng, rng, "spraying draws from its own stream");
+}
+
+#[test]
 fn red_marks_nothing_below_kmin_everything_above_kmax_and_a_linear_fraction_between() {
     let mut b = star_switch(
         "[switch.ecn]\nenabled = true\nkmin = \"20KB\"\nkmax = \"200KB\"\npmax = 1.0\n",

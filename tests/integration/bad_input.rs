@@ -189,3 +189,45 @@ fn a_missing_scenario_file_is_a_clear_error() {
         &["/nonexistent/x.toml", "no such scenario file"],
     );
 }
+
+#[test]
+fn an_unknown_load_balancing_names_the_key_and_the_valid_values() {
+    let (code, err) = run_bad(
+        "load-balancing",
+        GOOD,
+        &["--set", "switch.load_balancing=\"flowlet\""],
+    );
+    assert_eq!(code, 2);
+    assert_one_line(
+        &err,
+        &["switch.load_balancing", "flowlet", "`ecmp`", "`spray`"],
+    );
+}
+
+#[test]
+fn spraying_is_refused_with_hpcc_go_back_0_and_victim_tracking() {
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "cc.algorithm=\"hpcc\"",
+            &["switch.load_balancing", "\"hpcc\"", "one path", "\"ecmp\""],
+        ),
+        (
+            "cc.algorithm=\"hpcc-ns3\"",
+            &["switch.load_balancing", "\"hpcc-ns3\"", "one path"],
+        ),
+        (
+            "nic.loss_recovery=\"go-back-0\"",
+            &["switch.load_balancing", "go-back-0", "never complete"],
+        ),
+        (
+            "diagnostics.victims=true",
+            &["diagnostics.victims", "spray", "omit it or set false"],
+        ),
+    ];
+    for (other, needles) in cases {
+        let spray = "switch.load_balancing=\"spray\"";
+        let (code, err) = run_bad("spray-refused", GOOD, &["--set", spray, "--set", other]);
+        assert_eq!(code, 2, "{other}");
+        assert_one_line(&err, needles);
+    }
+}

@@ -32,6 +32,7 @@ mod robustness_input;
 mod robustness_output;
 mod single_bottleneck_cc;
 mod single_flow;
+mod spray;
 mod sweep;
 mod swift;
 mod topology_workload_scenarios;

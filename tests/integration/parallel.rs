@@ -116,6 +116,14 @@ const FAT: &[&str] = &[
 ];
 
 #[test]
+fn a_sprayed_fat_tree_is_byte_identical_on_any_number_of_threads_and_runs_in_parallel() {
+    // Each switch draws its next hops from its own stream, whichever thread
+    // runs it.
+    let t2 = same_bytes("spray", &scenario("fattree-k4-spray-irn"), &[], 0);
+    ran_windows("spray", &t2);
+}
+
+#[test]
 fn a_fat_tree_run_is_byte_identical_on_any_number_of_threads_and_runs_in_parallel() {
     let t2 = same_bytes("fat", &scenario("fattree-fbhdp-30pct"), FAT, 0);
     let e = engine(&t2);

@@ -295,6 +295,11 @@ impl Algorithm for Ns3Kind {
     fn needs_int(&self) -> bool {
         matches!(self.algo, Ns3Algo::Hpcc | Ns3Algo::Timely)
     }
+    /// HPCC differences each hop's records ACK to ACK (TIMELY reads only the
+    /// timestamps).
+    fn needs_one_path(&self) -> bool {
+        self.algo == Ns3Algo::Hpcc
+    }
     fn uses_ecn(&self) -> bool {
         matches!(self.algo, Ns3Algo::Dcqcn | Ns3Algo::Dctcp)
     }

@@ -338,6 +338,59 @@ mod tests {
         }
     }
 
+    /// Every path the routing table allows from `src` to `dst`, as its links.
+    fn every_equal_cost_path(topo: &Topology, src: NodeId, dst: NodeId) -> Vec<Vec<Hop>> {
+        let hop = |p: &crate::topology::PortInfo| Hop {
+            rate: p.rate,
+            delay: p.delay,
+        };
+        let first = topo.host_port(src);
+        let mut done = Vec::new();
+        let mut open = vec![(first.peer, vec![hop(first)])];
+        while let Some((node, links)) = open.pop() {
+            if node == dst {
+                done.push(links);
+                continue;
+            }
+            let row = topo.switch_idx(node).0;
+            for &port in topo.routes.next_hops(row, dst) {
+                let p = &topo.ports[node.idx()][port as usize];
+                let mut more = links.clone();
+                more.push(hop(p));
+                open.push((p.peer, more));
+            }
+        }
+        done
+    }
+
+    /// Spraying sends a flow's packets over every equal-cost path, and the path
+    /// model keeps the one ECMP traces: on the generated fabrics those paths
+    /// cross links of the same rates and delays in the same order, so any of
+    /// them gives the flow the same ideal FCT, base RTT, BDP and one-way delay.
+    #[test]
+    fn every_equal_cost_path_of_the_generated_fabrics_crosses_the_same_links() {
+        use crate::topology::fat_tree::{FatTreeShape, fat_tree};
+        use crate::topology::leaf_spine::leaf_spine;
+        let (g, d) = (Rate::from_gbps, Delta::from_ns);
+        let tree = fat_tree(FatTreeShape::k_ary(4, 2), g(100), g(400), d(1000));
+        let ls = leaf_spine(3, 4, 2, g(100), g(400), d(1000));
+        for spec in [tree, ls] {
+            let topo = Topology::build(spec).unwrap();
+            let mut most = 0;
+            for &a in &topo.hosts {
+                for &b in topo.hosts.iter().filter(|&&b| b != a) {
+                    let paths = every_equal_cost_path(&topo, a, b);
+                    most = most.max(paths.len());
+                    assert!(
+                        paths.windows(2).all(|w| w[0] == w[1]),
+                        "{a} -> {b}: {paths:?}"
+                    );
+                }
+            }
+            assert!(most >= 4, "some pairs have several paths ({most})");
+        }
+    }
+
     #[test]
     fn max_base_rtt_of_a_star_is_two_links_each_way() {
         let t = Topology::build(star(3, Rate::from_gbps(100), Delta::from_us(1))).unwrap();

@@ -1,5 +1,6 @@
 //! `[switch]`: the shared buffer and PFC thresholds (`[switch.pfc]`, with DCQCN
-//! §4's derived rules), RED/ECN marking (`[switch.ecn]`) and INT stamping. The
+//! §4's derived rules), RED/ECN marking (`[switch.ecn]`), INT stamping and
+//! load balancing (ECMP or per-packet spraying). The
 //! PFC scheme and pause style are in `flowctl`, static routes
 //! (`[[switch.routes]]`) in `routes`. docs/scenario.md is the reference for every key.
 
@@ -9,11 +10,13 @@ mod routes;
 use super::ctx::Ctx;
 use crate::cc::CcKind;
 use crate::error::InputError;
+use crate::nic::irn::LossRecovery;
 use crate::profile::MmuModel;
 use crate::switch::ecn::{EcnPlan, Red};
 use crate::switch::flowctl::FlowControlConfig;
 use crate::switch::mmu::MmuPlan;
 use crate::switch::mmu::PfcThreshold;
+use crate::switch::spray::LoadBalancing;
 use crate::switch::thresholds::SwitchBuffer;
 use crate::topology::Topology;
 use crate::units::{Bytes, Rate};
@@ -37,6 +40,8 @@ pub(super) struct SwitchSection {
     /// Static routes replacing the computed ones (`[[switch.routes]]`).
     #[serde(default)]
     routes: Vec<routes::RouteEntry>,
+    /// "ecmp" (per flow, the default) or "spray" (per packet).
+    load_balancing: Option<LoadBalancing>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -117,6 +122,34 @@ impl SwitchSection {
     /// Whether switches stamp INT records: as given, else when `cc` needs them.
     pub(super) fn int_on(&self, cc: &CcKind) -> bool {
         self.int.unwrap_or_else(|| cc.needs_int())
+    }
+
+    /// Per flow or per packet among equal-cost next hops; spraying is refused
+    /// with an algorithm that needs every packet of a flow on one path, and
+    /// with go-back-0, which needs them in order.
+    pub(super) fn load_balancing(
+        &self,
+        cc: &CcKind,
+        recovery: &LossRecovery,
+        cx: &Ctx,
+    ) -> Result<LoadBalancing, InputError> {
+        let lb = self.load_balancing.unwrap_or_default();
+        if lb == LoadBalancing::Spray && cc.needs_one_path() {
+            return Err(cx.err(
+                "switch.load_balancing",
+                format!(
+                    "\"spray\" cannot run with cc.algorithm = \"{}\", which differences each hop's INT records ACK to ACK and so needs every packet of a flow on one path; use \"ecmp\"",
+                    cc.name()
+                ),
+            ));
+        }
+        if lb == LoadBalancing::Spray && *recovery == LossRecovery::GoBack0 {
+            return Err(cx.err(
+                "switch.load_balancing",
+                "\"spray\" cannot run with nic.loss_recovery = \"go-back-0\": its receiver drops the whole message at the first packet out of order, so a sprayed message of more than a few packets would never complete; use \"ecmp\", or \"go-back-n\" or \"irn\"",
+            ));
+        }
+        Ok(lb)
     }
 
     /// Installs `[[switch.routes]]` over the computed routes.
