@@ -10,13 +10,10 @@ package); docs/python.md in the repository describes the API.
 
 from __future__ import annotations
 
-import csv
-import itertools
 import json
 import os
 import pathlib
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _rocesim
@@ -256,14 +253,6 @@ def run(
     return Run(out, _keep_alive=keep)
 
 
-def _point_id(index: int, values: Iterable[Any]) -> str:
-    parts = [str(index).zfill(3)]
-    for v in values:
-        s = "".join(c if c.isalnum() or c in ".+" else "_" for c in str(v))
-        parts.append(s[:24])
-    return "-".join(parts)
-
-
 def sweep(
     base: Union[PathLike, Mapping[str, Any]],
     axes: Mapping[str, Iterable[Any]],
@@ -271,22 +260,32 @@ def sweep(
     out: Optional[PathLike] = None,
     seed: Optional[int] = None,
     overrides: Optional[Mapping[str, Any]] = None,
+    slurm: Optional[Mapping[str, Any]] = None,
 ):
-    """Runs the full grid over ``axes`` on the ``base`` scenario and returns a
-    DataFrame with one row per point: the point id, the axis values, the headline
-    numbers of summary.json, ``error`` (empty when the point ran) and ``dir``.
+    """Runs the full grid over ``axes`` on the ``base`` scenario with the code of
+    ``rocesim sweep`` and returns a DataFrame with one row per point: ``point``
+    (the CLI's point id), ``status``, the axis values, the numbers of
+    summary.json, ``error`` (empty when the point ran) and ``dir``.
 
+    base: as ``scenario`` in :func:`run`. A dict or TOML text is written to
+        ``out/base.toml``: relative paths in it resolve against ``out``.
     axes: ``{"cc.algorithm": ["hpcc", "dcqcn"], "workload.poisson.load": [0.3, 0.5]}``;
-        keys are override keys as in :func:`run` (``"seed"`` is the run's seed).
-    jobs: points run at once (threads; each simulation releases the GIL).
-    out: each point runs in ``out/<point-id>/``, and ``out/sweep.csv`` holds the
-        table; ``None`` makes a new temporary directory that is *not* removed
-        (its path is in ``df.attrs["dir"]``).
+        keys are override keys as in :func:`run` (``"seed"`` is the run's seed);
+        the first axis varies slowest.
+    jobs: points run at once (each simulation releases the GIL).
+    out: the sweep directory: ``out/<point id>/`` per point, ``out/sweep.csv``,
+        ``out/sweep.json``; a sweep run again into it resumes (complete points
+        are skipped). ``None`` makes a new temporary directory that is *not*
+        removed (its path is in ``df.attrs["dir"]``).
     seed, overrides: as in :func:`run`, for every point (an axis wins).
+    slurm: ``{"partition": .., "time": .., "cpus_per_task": .., "submit": False}``
+        runs nothing and writes ``out/sweep.sbatch``, a Slurm job array whose
+        tasks run the ``rocesim`` command on PATH (or ``"bin"``); returns
+        ``(script path, job id or None)``. Then ``rocesim sweep collect out``.
 
-    A point that fails is recorded with its error message and the others go on.
-    This is a small Python loop over :func:`run`, apart from ``rocesim sweep``
-    (no resume, no Slurm); for those, write a sweep file and use the CLI.
+    Every key and value is checked before any point runs, as ``rocesim sweep``
+    checks a sweep file: a bad one raises :class:`InputError`. A point that
+    fails while it runs is recorded with its error and the others go on.
     """
     # Checked before any point runs, as the CLI checks a sweep file.
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -298,6 +297,7 @@ def sweep(
             'axes: not valid (valid: a non-empty dict of key: list of values, e.g. '
             '{"cc.algorithm": ["hpcc", "dcqcn"]})'
         )
+    grid = []
     for k, v in axes.items():
         if isinstance(v, (str, bytes, Mapping)) or not hasattr(v, "__iter__"):
             raise InputError(f'axes: "{k}" = {v!r} is not a list of values (e.g. [1, 2])')
@@ -305,44 +305,68 @@ def sweep(
         if not values:
             raise InputError(f'axes: "{k}" has no values (valid: a non-empty list)')
         if k == "seed":
-            for x in values:
-                _check_seed(x, name='axes: "seed"')
+            values = [_check_seed(x, name='axes: "seed"') for x in values]
+        grid.append([k, values])
+    fixed = [[k, v] for k, v in overrides.items()]
+    if seed is not None and "seed" not in axes:
+        fixed.append(["seed", seed])
+    slurm_json = None
+    if slurm is not None:
+        if not isinstance(slurm, Mapping):
+            raise InputError(
+                f"slurm: a {type(slurm).__name__} is not valid (valid: a dict, e.g. "
+                '{"partition": "batch", "time": "30"})'
+            )
+        slurm = dict(slurm)
+        if "bin" not in slurm:
+            import shutil
+
+            found = shutil.which("rocesim")
+            if found is None:
+                raise InputError(
+                    'slurm: the array tasks run the rocesim command, which is not on PATH '
+                    '(cargo install --path . or give slurm={"bin": "/path/to/rocesim"})'
+                )
+            slurm["bin"] = found
+        slurm_json = json.dumps(slurm, default=_json_default)
+    kwargs: dict[str, Any] = {}
+    if isinstance(base, Mapping):
+        kwargs["base_text"] = _rocesim.json_to_toml(json.dumps(base, default=_json_default))
+    elif isinstance(base, str) and "\n" in base:
+        kwargs["base_text"] = base
+    elif isinstance(base, (str, os.PathLike)):
+        kwargs["base_path"] = os.fspath(base)
+    else:
+        raise TypeError(f"base must be a path, TOML text or a dict, not {type(base).__name__}")
+    root = pathlib.Path(out) if out is not None else pathlib.Path(tempfile.mkdtemp(prefix="rocesim-sweep-"))
+    path, job = _rocesim.sweep(
+        os.fspath(root),
+        json.dumps(fixed, default=_json_default),
+        json.dumps(grid, default=_json_default),
+        jobs=jobs,
+        slurm=slurm_json,
+        **kwargs,
+    )
+    if slurm is not None:
+        return pathlib.Path(path), job
     import pandas as pd
 
-    names = list(axes)
-    grid = list(itertools.product(*[list(axes[k]) for k in names]))
-    root = pathlib.Path(out) if out is not None else pathlib.Path(tempfile.mkdtemp(prefix="rocesim-sweep-"))
-    root.mkdir(parents=True, exist_ok=True)
-
-    def one(i_values):
-        i, values = i_values
-        point = _point_id(i, values)
-        sets = dict(overrides or {})
-        point_seed = seed
-        for k, v in zip(names, values):
-            if k == "seed":
-                point_seed = v
-            else:
-                sets[k] = v
-        row: dict[str, Any] = {"point": point, **dict(zip(names, values))}
-        try:
-            r = run(base, overrides=sets, seed=point_seed, out=root / point)
-            row.update(r.summary)
-            row["error"] = ""
-        except (InputError, SimulationError, OSError) as e:
-            row["error"] = str(e)
-        row["dir"] = str(root / point)
-        return row
-
-    points = list(enumerate(grid))
-    if jobs <= 1:
-        rows = [one(p) for p in points]
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            rows = list(pool.map(one, points))
-    df = pd.DataFrame(rows)
-    cols = ["point", *names] + [c for c in df.columns if c not in ("point", *names, "error", "dir")]
-    df = df[cols + ["error", "dir"]]
-    df.to_csv(root / "sweep.csv", index=False, quoting=csv.QUOTE_MINIMAL)
+    names = [k for k, _ in grid]
+    text_columns = ["point", "status", *names]
+    df = pd.read_csv(path, dtype={k: str for k in text_columns})
+    df[text_columns] = df[text_columns].fillna("")
+    points = json.loads((root / "sweep.json").read_text())["points"]
+    df["error"] = [p.get("error", "") for p in points]
+    df["dir"] = [str(root / p["id"]) for p in points]
+    for k, values in grid:
+        # The CSV holds each value as text: give the axes their values back.
+        df[k] = [values[[_plain(v) for v in values].index(x)] for x in df[k]]
     df.attrs["dir"] = str(root)
     return df
+
+
+def _plain(v: Any) -> str:
+    """A value as sweep.csv writes it (strings bare, numbers and booleans as TOML)."""
+    if isinstance(v, str):
+        return v
+    return _rocesim.json_to_toml(json.dumps({"v": v}, default=_json_default)).split("=", 1)[1].strip()

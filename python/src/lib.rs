@@ -3,8 +3,10 @@
 //! Deliberately thin: it loads a scenario exactly as `rocesim run` does (the same
 //! `--set` overrides and `--seed`, through `rocesim::cli::run`), simulates it into
 //! a run directory with the GIL released, and writes reports with the code of
-//! `rocesim report`. Everything else (reading the CSVs into pandas, sweeps) is the
-//! pure-Python layer in `rocesim/__init__.py`; docs/python.md describes the API.
+//! `rocesim report`, and runs sweeps with `rocesim::sweep` (the code of `rocesim
+//! sweep`: the same point ids, resume and Slurm script). Everything else (reading
+//! the CSVs into pandas, checking Python's types) is the pure-Python layer in
+//! `rocesim/__init__.py`; docs/python.md describes the API.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -13,6 +15,7 @@ use rocesim::cli::ScenarioArgs;
 use rocesim::cli::run::{Out, load_seeded, load_text_seeded, simulate};
 use rocesim::error::{Error, InputError as RsInputError};
 use rocesim::report::{ReportOptions, report as write_report};
+use rocesim::sweep as sweeps;
 use std::path::{Path, PathBuf};
 
 create_exception!(
@@ -91,6 +94,135 @@ fn run(
     .map_err(to_py)
 }
 
+/// A value handed over from Python as JSON, in TOML (`null` has no TOML form).
+fn toml_value(at: &str, v: serde_json::Value) -> Result<toml::Value, Error> {
+    if v.is_null() {
+        let msg = "None has no TOML form (leave the key out)";
+        return Err(RsInputError::new("rocesim.sweep", at, msg).into());
+    }
+    toml::Value::try_from(v).map_err(|e| {
+        let msg = format!("cannot be written as TOML: {e}");
+        RsInputError::new("rocesim.sweep", at, msg).into()
+    })
+}
+
+/// `"key" = value` lines of a TOML table, in the order given.
+fn toml_lines(pairs: Vec<(String, serde_json::Value)>, table: &str) -> Result<String, Error> {
+    let mut out = String::new();
+    for (k, v) in pairs {
+        let at = format!("{table}.\"{k}\"");
+        let v = toml_value(&at, v)?;
+        out += &format!(
+            "{} = {}\n",
+            toml::Value::String(k),
+            sweeps::toml_literal(&v)
+        );
+    }
+    Ok(out)
+}
+
+/// Runs a sweep with `rocesim::sweep` into the sweep directory `out`: the
+/// base scenario file `base_path` or the scenario text `base_text`, fixed
+/// overrides `set` and `axes` (JSON lists of `[key, value]` and `[key,
+/// [values]]`, in order: the first axis varies slowest). The sweep is checked
+/// before any point runs, as `rocesim sweep` checks a sweep file, and resumes
+/// in a directory it ran in before. With `slurm` (JSON: partition, time,
+/// cpus_per_task, submit, bin: the rocesim command the tasks run) it runs nothing and writes OUT/sweep.sbatch instead,
+/// returning its path (and the job id when submitted); else returns
+/// OUT/sweep.csv's path.
+#[pyfunction]
+#[pyo3(signature = (out, set, axes, base_path=None, base_text=None, jobs=1, slurm=None))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    out: PathBuf,
+    set: &str,
+    axes: &str,
+    base_path: Option<PathBuf>,
+    base_text: Option<String>,
+    jobs: usize,
+    slurm: Option<&str>,
+) -> PyResult<(PathBuf, Option<String>)> {
+    fn parse<T: serde::de::DeserializeOwned>(what: &str, j: &str) -> Result<T, Error> {
+        serde_json::from_str(j).map_err(|e| {
+            Error::from(RsInputError::new(
+                "rocesim.sweep",
+                what,
+                format!("not valid: {e}"),
+            ))
+        })
+    }
+    let (set, axes, slurm) = (|| -> Result<_, Error> {
+        let set: Vec<(String, serde_json::Value)> = parse("overrides", set)?;
+        let axes: Vec<(String, serde_json::Value)> = parse("axes", axes)?;
+        let slurm: Option<SlurmArgs> = slurm.map(|s| parse("slurm", s)).transpose()?;
+        Ok((set, axes, slurm))
+    })()
+    .map_err(to_py)?;
+    py.detach(move || {
+        let base = match (&base_path, &base_text) {
+            (Some(p), None) => std::path::absolute(p).map_err(|e| Error::io(p, e))?,
+            (None, Some(_)) => PathBuf::from(sweeps::TEXT_BASE_FILE),
+            _ => {
+                let msg = "give exactly one of base_path= and base_text=";
+                return Err(RsInputError::new("rocesim.sweep", "", msg).into());
+            }
+        };
+        let mut text = format!(
+            "base = {}\n[set]\n",
+            toml::Value::String(base.display().to_string())
+        );
+        text += &toml_lines(set, "set")?;
+        text += "[axes]\n";
+        text += &toml_lines(axes, "axes")?;
+        // The options are checked before anything is written.
+        let slurm = slurm.map(|s| {
+            let o = sweeps::slurm::SlurmOptions {
+                partition: s.partition,
+                time: s.time,
+                cpus_per_task: s.cpus_per_task,
+            };
+            (o, s.bin, s.submit)
+        });
+        if let Some((o, _, _)) = &slurm {
+            o.check()?;
+        }
+        if jobs == 0 {
+            return Err(RsInputError::new("jobs", "", "must be at least 1").into());
+        }
+        let spec = sweeps::write_text_sweep(&out, &text, base_text.as_deref())?;
+        if let Some((o, bin, submit)) = slurm {
+            let script = sweeps::slurm::write_script_for(&spec, &out, &o, &bin)?;
+            let id = match submit {
+                true => Some(sweeps::slurm::submit(&script)?),
+                false => None,
+            };
+            return Ok((script, id));
+        }
+        let opts = sweeps::SweepOptions {
+            out: out.clone(),
+            jobs,
+            progress: false,
+        };
+        let r = sweeps::run_sweep(&spec, &opts)?;
+        Ok((r.csv, None))
+    })
+    .map_err(to_py)
+}
+
+/// `slurm=` of [`sweep`], as `rocesim sweep --slurm` takes it.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SlurmArgs {
+    partition: Option<String>,
+    time: Option<String>,
+    cpus_per_task: Option<u32>,
+    #[serde(default)]
+    submit: bool,
+    /// The rocesim command the array tasks run.
+    bin: PathBuf,
+}
+
 /// Writes RUN_DIR/report.html and RUN_DIR/figures/ as `rocesim report RUN_DIR
 /// [--step S] [--dport D]` does; returns (report.html's path, the terminal table).
 #[pyfunction]
@@ -129,6 +261,7 @@ fn json_to_toml(json: &str) -> PyResult<String> {
 fn _rocesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(report, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

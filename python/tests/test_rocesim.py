@@ -145,11 +145,48 @@ def test_a_two_point_sweep_returns_two_rows(tmp_path):
         assert (pathlib.Path(d) / "fct.csv").is_file()
 
 
-def test_a_failing_sweep_point_is_recorded_and_the_others_run(tmp_path):
-    df = rocesim.sweep(SMALL, {"topology.rate": ["100Gbps", "fast"]}, out=tmp_path)
-    assert df["error"][0] == ""
-    assert "topology.rate" in df["error"][1]
-    assert df["flows_completed"][0] == 2
+@pytest.mark.parametrize(
+    "axes, match",
+    [
+        ({"topology.rate": ["100Gbps", "fast"]}, "topology.rate"),
+        ({"cc.no_such_knob": [1, 2]}, "no_such_knob"),
+    ],
+)
+def test_a_sweep_key_or_value_the_base_rejects_raises_before_any_point_runs(axes, match, tmp_path):
+    # As `rocesim sweep` refuses such a sweep file: one line, nothing written.
+    out = tmp_path / "s"
+    with pytest.raises(rocesim.InputError, match=match) as e:
+        rocesim.sweep(SMALL, axes, out=out)
+    assert "\n" not in str(e.value)
+    assert not out.exists()
+
+
+def test_a_sweep_run_again_resumes_and_skips_its_complete_points(tmp_path):
+    axes = {"workload.incast[0].size": ["50KB", "100KB"]}
+    first = rocesim.sweep(SMALL, axes, out=tmp_path)
+    marks = {d: (pathlib.Path(d) / "fct.csv").stat().st_mtime_ns for d in first["dir"]}
+    again = rocesim.sweep(SMALL, axes, out=tmp_path)
+    assert list(again["point"]) == list(first["point"])
+    assert list(again["status"]) == ["ok", "ok"]
+    for d, t in marks.items():
+        assert (pathlib.Path(d) / "fct.csv").stat().st_mtime_ns == t, "a complete point ran again"
+
+
+def test_a_slurm_sweep_writes_a_job_array_and_runs_nothing(tmp_path):
+    script, job = rocesim.sweep(
+        QUICKSTART,
+        {"cc.algorithm": ["hpcc", "dcqcn", "timely"]},
+        out=tmp_path,
+        slurm={"partition": "batch", "time": "30", "bin": "/opt/rocesim/bin/rocesim"},
+    )
+    assert job is None
+    text = script.read_text()
+    assert "#SBATCH --array=0-2" in text and "#SBATCH --partition=batch" in text
+    assert "/opt/rocesim/bin/rocesim" in text
+    assert not any(p.is_dir() for p in tmp_path.iterdir()), "no point ran"
+    with pytest.raises(rocesim.InputError, match="partition"):
+        rocesim.sweep(QUICKSTART, {"seed": [1]}, out=tmp_path / "bad", slurm={"partition": "a\nb", "bin": "x"})
+    assert not (tmp_path / "bad").exists()
 
 
 def test_the_gil_is_released_while_the_simulation_runs():
@@ -200,6 +237,22 @@ def test_a_run_writes_the_same_files_as_the_cli_with_the_same_set_and_seed(tmp_p
     assert str(e.value) in cli.stderr
 
 
+@pytest.mark.skipif(not CLI.is_file(), reason="needs target/release/rocesim (cargo build --release)")
+def test_a_sweep_has_the_clis_point_ids_and_sweep_csv(tmp_path):
+    import subprocess
+
+    axes = {"cc.algorithm": ["hpcc", "dcqcn"], "workload.incast[0].size": ["100KB", "200KB"]}
+    sweep_file = tmp_path / "s.toml"
+    sweep_file.write_text(
+        f'base = "{QUICKSTART}"\n[axes]\n'
+        '"cc.algorithm" = ["hpcc", "dcqcn"]\n"workload.incast[0].size" = ["100KB", "200KB"]\n'
+    )
+    subprocess.run([CLI, "sweep", sweep_file, "-q", "--jobs", "2", "--out", tmp_path / "cli"], check=True)
+    df = rocesim.sweep(QUICKSTART, axes, jobs=2, out=tmp_path / "py")
+    assert (tmp_path / "py" / "sweep.csv").read_bytes() == (tmp_path / "cli" / "sweep.csv").read_bytes()
+    assert list(df["point"]) == sorted(p.name for p in (tmp_path / "cli").iterdir() if p.is_dir())
+
+
 # Issue 42 item 9: arguments the CLI refuses raise InputError, before anything runs.
 
 
@@ -232,3 +285,112 @@ def test_sweep_axes_that_are_not_lists_of_values_are_input_errors(axes, match, t
     with pytest.raises(rocesim.InputError, match=match):
         rocesim.sweep(QUICKSTART, axes, out=tmp_path)
     assert not (tmp_path / "sweep.csv").exists()
+
+
+# Issue 42 item 21: the numbers docs/python.md shows are checked here, so they
+# cannot go stale: its example runs as written (into a temporary directory) and
+# must print exactly what the page says it prints.
+
+
+def _doc_blocks(lang):
+    import re
+
+    text = (REPO / "docs" / "python.md").read_text()
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
+
+
+def test_the_python_md_example_prints_what_the_page_shows(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    example = next(b for b in _doc_blocks("python") if "rocesim.sweep(" in b)
+    shown = next(b for b in _doc_blocks("text") if "point" in b and "slowdown_p99" in b)
+    monkeypatch.chdir(REPO)
+    code = example.replace('"runs/incast-sweep', f'"{tmp_path}/incast-sweep')
+    exec(compile(code, "docs/python.md", "exec"), {})
+    assert capsys.readouterr().out == shown
+
+
+def test_the_python_md_error_examples_are_the_messages_raised():
+    block = next(b for b in _doc_blocks("text") if "rocesim.InputError:" in b)
+    lines = block.splitlines()
+    for call, shown in zip(lines[0::2], lines[1::2]):
+        assert call.startswith(">>> ") and shown.startswith("rocesim.InputError: ")
+        import os
+
+        cwd = os.getcwd()
+        os.chdir(REPO)
+        try:
+            with pytest.raises(rocesim.InputError) as e:
+                eval(call[4:], {"rocesim": rocesim})
+        finally:
+            os.chdir(cwd)
+        assert f"rocesim.InputError: {e.value}" == shown
+
+
+# Issue 42: the Python entry points fuzzed. Random overrides, seeds, axes and
+# scenario dicts (a fixed seed: the same cases every run) must each run or
+# raise InputError (bad input) or SimulationError, never another exception,
+# a crash of the interpreter or a hang.
+
+_KEYS = [
+    "cc.algorithm", "cc.hpcc.eta", "topology.rate", "topology.delay", "topology.hosts",
+    "workload.incast[0].size", "workload.incast[0].fan_in", "workload.incast[7].size",
+    "switch.ecn.kmin", "switch.pfc.enabled", "nic.mtu", "seed", "name", "stop",
+    "output.queue_interval", "switch.load_balancing", "cc", "", ".", "a..b", "x[99999999999]",
+]
+
+
+def _fuzz_value(r, depth=0):
+    kinds = [
+        lambda: r.choice([0, 1, -1, 2**63, 2**64, -(2**70), 7]),
+        lambda: r.choice([0.0, -0.5, 1e308, float("inf"), float("nan"), 1.5]),
+        lambda: r.choice([True, False, None]),
+        lambda: r.choice(["", "hpcc", "100Gbps", "1us", "10KB", "fast", "a\nb", "\u00e9\u4e2d", "x" * 5000]),
+        lambda: [] if depth > 2 else [_fuzz_value(r, depth + 1) for _ in range(r.randrange(3))],
+        lambda: {} if depth > 2 else {r.choice(_KEYS) or "k": _fuzz_value(r, depth + 1)},
+    ]
+    return r.choice(kinds)()
+
+
+def _expected(call):
+    try:
+        call()
+    except (rocesim.InputError, rocesim.SimulationError):
+        pass
+
+
+def test_fuzzed_run_overrides_and_seeds_raise_input_errors_or_run(tmp_path):
+    import random
+
+    r = random.Random(42)
+    for i in range(150):
+        overrides = {r.choice(_KEYS): _fuzz_value(r) for _ in range(r.randrange(1, 3))}
+        seed = r.choice([None, 1, _fuzz_value(r)])
+        _expected(lambda: rocesim.run(SMALL, overrides=overrides, seed=seed, out=tmp_path / f"r{i}"))
+
+
+def test_fuzzed_sweep_axes_raise_input_errors_or_run(tmp_path):
+    import random
+
+    r = random.Random(7)
+    for i in range(60):
+        axes = {r.choice(_KEYS): [_fuzz_value(r) for _ in range(r.randrange(1, 3))]}
+        if r.random() < 0.3:
+            axes = _fuzz_value(r)
+        jobs = r.choice([1, 2, 0, -3, 1.5, None])
+        _expected(lambda: rocesim.sweep(SMALL, axes, jobs=jobs, out=tmp_path / f"s{i}"))
+
+
+def test_fuzzed_scenario_dicts_raise_input_errors_or_run(tmp_path):
+    import random
+    import tomllib
+
+    base = tomllib.loads(SMALL)
+    r = random.Random(3)
+    for i in range(100):
+        scenario = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+        section = r.choice(list(scenario) + ["cc", "switch", "nic", "junk"])
+        if isinstance(scenario.get(section), dict) and r.random() < 0.7:
+            scenario[section][r.choice(["rate", "delay", "hosts", "kind", "algorithm", "x"])] = _fuzz_value(r)
+        else:
+            scenario[section] = _fuzz_value(r)
+        _expected(lambda: rocesim.run(scenario, out=tmp_path / f"d{i}"))

@@ -30,7 +30,10 @@ mod output;
 mod run;
 pub mod slurm;
 
-pub use output::{PLAN_FILE, POINT_FILE, PointResult, SweepResult, collect, read_plan};
+pub use output::{
+    PLAN_FILE, POINT_FILE, PointResult, SweepResult, TEXT_BASE_FILE, TEXT_SWEEP_FILE, collect,
+    read_plan, write_text_sweep,
+};
 pub use run::{SweepOptions, run_point, run_sweep};
 
 use crate::error::{Error, InputError};

@@ -91,6 +91,49 @@ pub(super) fn check_sweep_dir(out: &Path) -> Result<(), InputError> {
     Err(InputError::new("--out", "", msg))
 }
 
+/// The sweep file a binding writes into its sweep directory, and the base
+/// scenario it writes beside it when the scenario is held in memory.
+pub const TEXT_SWEEP_FILE: &str = "sweep.toml";
+pub const TEXT_BASE_FILE: &str = "base.toml";
+
+/// A sweep given as text by a binding (the Python package): `text` is a sweep
+/// file whose `base` is an absolute path, or [`TEXT_BASE_FILE`] with the
+/// scenario's text in `base`. Both are written into the sweep directory `out`
+/// with its plan, so that the sweep resumes and collects there like one from
+/// a sweep file (`rocesim sweep collect OUT`). The directory is checked first
+/// (as `rocesim sweep` checks it), and when the sweep does not load (an
+/// unknown key, a value the base scenario rejects) nothing is left behind.
+pub fn write_text_sweep(out: &Path, text: &str, base: Option<&str>) -> Result<SweepSpec, Error> {
+    check_sweep_dir(out)?;
+    let existed = out.exists();
+    // What a resumed sweep's directory held, put back if this text fails.
+    let before = [TEXT_SWEEP_FILE, TEXT_BASE_FILE].map(|f| (f, std::fs::read(out.join(f)).ok()));
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let file = out.join(TEXT_SWEEP_FILE);
+    let loaded = (|| {
+        if let Some(b) = base {
+            AtomicFile::write_all_to(out, TEXT_BASE_FILE, b.as_bytes())?;
+        }
+        AtomicFile::write_all_to(out, TEXT_SWEEP_FILE, text.as_bytes())?;
+        let spec = super::load_sweep_file(&file)?;
+        write_plan(&spec, out)?;
+        Ok(spec)
+    })();
+    if loaded.is_err() {
+        // The sweep did not load: leave the directory as it was.
+        for (f, old) in before {
+            let _ = match old {
+                Some(bytes) => AtomicFile::write_all_to(out, f, &bytes),
+                None => std::fs::remove_file(out.join(f)).map_err(|e| Error::io(out, e)),
+            };
+        }
+        if !existed {
+            let _ = std::fs::remove_dir(out);
+        }
+    }
+    loaded
+}
+
 /// Records which sweep file `out` belongs to.
 pub(super) fn write_plan(spec: &SweepSpec, out: &Path) -> Result<(), Error> {
     let plan = Plan {

@@ -122,14 +122,26 @@ pub fn script(spec: &SweepSpec, bin: &Path, out: &Path, o: &SlurmOptions) -> Str
     s
 }
 
-/// Writes `out/sweep.sbatch` (and the plan `sweep collect` reads); returns its path.
+/// Writes `out/sweep.sbatch` (and the plan `sweep collect` reads), whose tasks
+/// run this rocesim binary; returns its path.
 pub fn write_script(spec: &SweepSpec, out: &Path, o: &SlurmOptions) -> Result<PathBuf, Error> {
+    let bin = std::env::current_exe().map_err(|e| Error::io("rocesim binary", e))?;
+    write_script_for(spec, out, o, &bin)
+}
+
+/// [`write_script`] whose tasks run the rocesim command `bin` (a binding,
+/// whose own executable is not rocesim).
+pub fn write_script_for(
+    spec: &SweepSpec,
+    out: &Path,
+    o: &SlurmOptions,
+    bin: &Path,
+) -> Result<PathBuf, Error> {
     o.check()?;
     super::output::check_sweep_dir(out)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let out = std::path::absolute(out).map_err(|e| Error::io(out, e))?;
-    let bin = std::env::current_exe().map_err(|e| Error::io("rocesim binary", e))?;
-    let text = script(spec, &bin, &out, o);
+    let text = script(spec, bin, &out, o);
     super::output::write_plan(spec, &out)?;
     AtomicFile::write_all_to(&out, "sweep.sbatch", text.as_bytes())?;
     Ok(out.join("sweep.sbatch"))
