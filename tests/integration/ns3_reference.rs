@@ -147,6 +147,49 @@ fn check(run: &str, bound: f64) {
     assert_within(run, &agreement(run), bound);
 }
 
+/// The row of docs/ns3-compat.md's agreement table that shows `run`.
+fn doc_label(run: &str) -> String {
+    let load = match run.contains("websearch") {
+        true => "WebSearch 50 %, 2 ms",
+        false => "FbHdp 30 %, 1 ms",
+    };
+    let cc = match run.rsplit('_').next().unwrap() {
+        "hp" => "HPCC",
+        "pint" => "HPCC-PINT",
+        cc => &cc.to_uppercase(),
+    };
+    format!("{load}, {cc}")
+}
+
+/// docs/ns3-compat.md shows, per reference run, the worst counted p50, p95 and
+/// p99 differences: they must be this run's (issue 42 item 21: numbers in the
+/// docs are checked, so they cannot go stale).
+fn assert_doc_shows(run: &str, a: &Agreement) {
+    let worst: Vec<String> = (0..3)
+        .map(|k| {
+            let d = (a.buckets.iter().filter(|b| b.counted()))
+                .map(|b| b.diff()[k])
+                .max_by(|x, y| x.abs().total_cmp(&y.abs()))
+                .expect("some bucket holds 100 flows");
+            format!("{:+.1} %", d * 100.0).replace("-0.0 %", "+0.0 %")
+        })
+        .collect();
+    let label = doc_label(run);
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ns3-compat.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {label} |")))
+        .unwrap_or_else(|| panic!("docs/ns3-compat.md has no row \"| {label} |\""));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert_eq!(
+        cells[3..6],
+        worst[..],
+        "docs/ns3-compat.md's row for {run} ({label}) shows p50/p95/p99 {:?}; this run gives {worst:?}: update the table",
+        &cells[3..6]
+    );
+}
+
 /// Every flow of `run` has its twin, and every counted bucket agrees within `bound`.
 fn assert_within(run: &str, a: &Agreement, bound: f64) {
     let m = &a.matched;
@@ -166,6 +209,7 @@ fn assert_within(run: &str, a: &Agreement, bound: f64) {
         w.diff * 100.0,
         bound * 100.0
     );
+    assert_doc_shows(run, a);
 }
 
 #[test]
