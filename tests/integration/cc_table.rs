@@ -1,7 +1,9 @@
 //! The per-scenario table of the congestion-control micro-benchmarks: aggregate
 //! goodput, p50/p99 queue and Jain's index over each scenario's steady window, per
-//! algorithm. Not an assertion; run it to regenerate the numbers in the docs:
-//! `cargo test --release --test integration cc_table -- --ignored --nocapture`.
+//! algorithm. docs/models.md ("Micro-benchmarks") shows each table: the test
+//! fails when the page no longer shows what the runs give (issue 42 item 21), and
+//! prints the tables to paste:
+//! `cargo test --release --test integration cc_table -- --nocapture`.
 
 use crate::common::run_with;
 use crate::measure::{goodput, jain, pct, queue, us};
@@ -29,8 +31,7 @@ const TWO_TO_ONE: &[&str] = &[
 ];
 
 #[test]
-#[ignore]
-fn cc_table() {
+fn the_micro_benchmark_tables_in_models_md_are_what_the_runs_give() {
     let cases = [
         Case {
             scenario: "rcc-convergence (N = 4 phase, 7-8 ms)",
@@ -96,10 +97,15 @@ fn cc_table() {
         trace_rates: Some(Delta::from_us(10)),
         ..RunOptions::default()
     };
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/models.md"),
+    )
+    .unwrap();
+    let mut stale = Vec::new();
     for c in cases {
-        println!("\n{}\n", c.scenario);
-        println!("| algorithm | goodput (Gbps) | queue p50 / p99 (KB) | Jain |");
-        println!("|---|---|---|---|");
+        let mut table =
+            String::from("| algorithm | goodput (Gbps) | queue p50 / p99 (KB) | Jain |\n");
+        table += "|---|---|---|---|\n";
         for alg in c.algorithms {
             let mut sets = Vec::new();
             let mut words = alg.split(' ');
@@ -127,12 +133,21 @@ fn cc_table() {
                     format!("{:.1} / {:.1}", pct(&q, 50.0) / 1e3, pct(&q, 99.0) / 1e3)
                 })
                 .collect();
-            println!(
-                "| {alg} | {:.1} | {} | {:.3} |",
+            table += &format!(
+                "| {alg} | {:.1} | {} | {:.3} |\n",
                 g.iter().sum::<f64>() / 1e9,
                 qs.join("; "),
                 jain(&g)
             );
         }
+        println!("\n{}\n\n{table}", c.scenario);
+        if !page.contains(&table) {
+            stale.push(c.scenario);
+        }
     }
+    assert!(
+        stale.is_empty(),
+        "docs/models.md does not show these tables as the runs give them (paste from \
+         --nocapture): {stale:?}"
+    );
 }
