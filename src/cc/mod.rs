@@ -11,7 +11,8 @@
 //! SIGCOMM'15), `hpcc` (HPCC SIGCOMM'19, with its §3.4/§5.4 design variants),
 //! `timely` (TIMELY SIGCOMM'15), `dctcp` (DCTCP SIGCOMM'10), the "+win" variants
 //! (`windowed`, HPCC §5.1), `rcc` (RCC ToN'23, whose receiver side is behind the
-//! [`receiver::ReceiverControl`] trait) and the HPCC ns-3 simulator's (`ns3`).
+//! [`receiver::ReceiverControl`] trait), the HPCC ns-3 simulator's (`ns3`) and
+//! ExpressPass (`xpass`, SIGCOMM'17: credits from the receiver, shaped by switches).
 //!
 //! Each is registered by one line below ([`registry`]), which makes its variant of
 //! [`CcKind`] and [`Cc`], its names in [`ALGORITHMS`] and its `[cc.<table>]` in
@@ -29,6 +30,7 @@ mod registry;
 pub mod rx_nic;
 pub mod timely;
 pub mod windowed;
+pub mod xpass;
 
 #[cfg(test)]
 mod proptests;
@@ -155,6 +157,7 @@ registry::congestion_controls! {
         dctcp: dctcp::DctcpConfig,
         /// Used by rcc, rcc-sender, rcc-ewa and rcc-pid.
         rcc: rcc::RccConfig,
+        expresspass: xpass::XpassConfig,
     }
     // `Variant(Kind => per-flow controller) from table`, in the order
     // `cc.algorithm` lists the names (`Kind::NAMES`).
@@ -173,6 +176,8 @@ registry::congestion_controls! {
         Ns3(ns3::Ns3Kind => ns3::Ns3Cc) from ns3,
         /// HPCC-PINT as the HPCC ns-3 simulator runs it (CC_MODE 10).
         HpccPint(ns3::hpcc_pint::HpccPintKind => ns3::hpcc_pint::HpccPint) from ns3,
+        /// ExpressPass (SIGCOMM'17): receiver credits, switch credit shaping.
+        ExpressPass(xpass::XpassConfig => xpass::XpassSender) from expresspass,
     }
 }
 
@@ -236,7 +241,16 @@ mod tests {
         assert_eq!(table_of("rcc-ewa"), Some("rcc"));
         assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
         assert_eq!(table_of("hpcc-pint"), Some("ns3"));
-        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc"];
+        assert_eq!(table_of("expresspass"), Some("expresspass"));
+        let tables = [
+            "dcqcn",
+            "hpcc",
+            "ns3",
+            "timely",
+            "dctcp",
+            "rcc",
+            "expresspass",
+        ];
         assert_eq!(
             tables.map(readers_of),
             [
@@ -245,7 +259,8 @@ mod tests {
                 "the *-ns3 algorithms and hpcc-pint",
                 "timely and timely+win",
                 "dctcp",
-                "rcc, rcc-sender, rcc-ewa and rcc-pid"
+                "rcc, rcc-sender, rcc-ewa and rcc-pid",
+                "expresspass"
             ]
         );
     }
@@ -339,7 +354,7 @@ mod tests {
         );
         assert_eq!(
             those(|k| k.receiver().is_some()),
-            ["rcc", "rcc-sender", "rcc-ewa", "rcc-pid"]
+            ["rcc", "rcc-sender", "rcc-ewa", "rcc-pid", "expresspass"]
         );
     }
 }
