@@ -54,6 +54,10 @@ impl Switch {
             ctx.pool.free(id);
             return None;
         };
+        if pkt.kind == PacketKind::Credit {
+            self.enqueue_credit(ctx, env, out, id);
+            return None;
+        }
         let class = pkt.class;
         let wire = pkt.wire as u64;
         let is_data = pkt.kind == PacketKind::Data;
@@ -121,8 +125,21 @@ impl Switch {
         }
     }
 
+    /// Sends the next packet if port `p` is free: a credit whose tokens are
+    /// there (ExpressPass, [`super::credit`]), else the classes' next packet.
     #[inline(always)]
     pub(super) fn start_tx(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
+        if self.credit.is_empty() {
+            return self.start_tx_classes(ctx, env, p);
+        }
+        if ctx.now < self.ports[p as usize].eg.busy_until || !self.send_ready_credit(ctx, p) {
+            self.start_tx_classes(ctx, env, p);
+        }
+        self.credit_wake(ctx, p);
+    }
+
+    #[inline(always)]
+    fn start_tx_classes(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
         let now = ctx.now;
         let port = &mut self.ports[p as usize];
         if now < port.eg.busy_until {

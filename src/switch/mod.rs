@@ -1,6 +1,7 @@
 //! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
 //! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking ([`ecn`]), INT stamping
-//! ([`int`]) and ECMP ([`ecmp`]). One model, used for every switch.
+//! ([`int`]) and ECMP ([`ecmp`]); with ExpressPass, a credit queue per port
+//! ([`credit`]). One model, used for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
@@ -10,6 +11,7 @@
 //! [`crate::node::Ctx`] and never reads another node; its routing table is
 //! shared, immutable data.
 
+mod credit;
 pub mod ecmp;
 pub mod ecn;
 pub mod flowctl;
@@ -154,6 +156,8 @@ pub struct Switch {
     pub rng: ChaCha8Rng,
     /// Each port's HPCC-PINT state, when the run uses it; else empty.
     pub pint: Vec<pint::PintPort>,
+    /// Each port's ExpressPass credit queue, when the run uses it; else empty.
+    pub credit: Vec<crate::cc::xpass::shaper::CreditShaper>,
 }
 
 /// What a switch is built from: the same for every switch of a run.
@@ -166,6 +170,8 @@ pub struct SwitchPlan<'a> {
     pub mmu_facts: mmu::MmuFacts,
     /// The ports keep HPCC-PINT's state.
     pub pint: bool,
+    /// The ports have ExpressPass credit queues.
+    pub credit: Option<crate::cc::xpass::shaper::CreditPlan>,
 }
 
 impl Switch {
@@ -209,6 +215,13 @@ impl Switch {
             pint: match plan.pint {
                 true => infos.iter().map(|p| pint::PintPort::new(p.rate)).collect(),
                 false => Vec::new(),
+            },
+            credit: match &plan.credit {
+                Some(c) => infos
+                    .iter()
+                    .map(|p| crate::cc::xpass::shaper::CreditShaper::new(c, p.rate))
+                    .collect(),
+                None => Vec::new(),
             },
         }
     }
