@@ -13,6 +13,7 @@
 //! reached. When nothing is eligible the NIC sleeps until the earliest pacing
 //! time. The receiver is in [`receiver`], the sender's reactions in [`sender`].
 
+mod credit;
 pub mod irn;
 pub mod qp;
 mod receiver;
@@ -193,6 +194,9 @@ pub struct Nic {
     /// The flows sourced here, in start order, and the next to start.
     starts: Vec<FlowId>,
     next_start: usize,
+    /// ExpressPass: the credit queue of this NIC's port, made with the first
+    /// credit it sends ([`credit`]).
+    credit: Option<Box<crate::cc::xpass::shaper::CreditShaper>>,
 }
 
 impl Nic {
@@ -223,6 +227,7 @@ impl Nic {
             lingering: Default::default(),
             starts,
             next_start: 0,
+            credit: None,
         }
     }
 
@@ -271,6 +276,9 @@ impl Nic {
                     self.kick(ctx, env);
                 }
             }
+            PacketKind::Credit => self.receive_credit(ctx, env, id),
+            PacketKind::CreditRequest => self.receive_credit_request(ctx, env, id),
+            PacketKind::CreditStop => self.receive_credit_stop(ctx, env, id),
         }
     }
 
@@ -301,6 +309,12 @@ impl Nic {
         if ctx.expire_pauses(&mut self.eg, self.node, 0) {
             self.kick(ctx, env);
         }
+    }
+
+    /// Whether the run's receivers pace credits (ExpressPass).
+    #[inline]
+    fn credit_pacing(&self, env: NicEnv) -> bool {
+        matches!(env.cfg.receiver, Some(ReceiverKind::Xpass(_)))
     }
 
     /// The sending queue pair of `fid` (which must have started).
