@@ -153,10 +153,10 @@ fn the_same_seed_gives_the_same_run() {
 fn expresspass_refuses_a_multipath_fabric_in_one_line() {
     let text = include_str!("../../scenarios/fattree-k4-fbhdp-30pct.toml");
     let o: Vec<String> = vec!["cc.algorithm=expresspass".into()];
-    let err = rocesim::run_str(text, &o, &RunOptions::default())
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(err) = rocesim::run_str(text, &o, &RunOptions::default()) else {
+        panic!("a fat-tree with expresspass must be refused");
+    };
+    let err = err.to_string();
     assert!(err.contains("symmetric ECMP"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

@@ -89,10 +89,10 @@ impl XpassConfig {
         unit("w_init", self.w_init, "0.5")?;
         unit("min_w", self.min_w, "0.01")?;
         unit("target_loss_scaling", self.target_loss_scaling, "0.125")?;
-        if let Some(s) = self.credit_share {
-            if !(s > 0.0 && s < 1.0) {
-                return Err(("credit_share".into(), "must be in (0, 1), e.g. 0.05".into()));
-            }
+        if let Some(s) = self.credit_share
+            && !(s > 0.0 && s < 1.0)
+        {
+            return Err(("credit_share".into(), "must be in (0, 1), e.g. 0.05".into()));
         }
         if !(0.0..1.0).contains(&self.jitter) {
             return Err(("jitter".into(), "must be in [0, 1), e.g. 0.1".into()));
