@@ -43,17 +43,10 @@ impl Nic {
         let left = self
             .sqp(env, fid)
             .map_or(0, |qp| qp.size.saturating_sub(qp.snd_nxt));
-        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-        let id = ctx.pool.alloc_blank(PacketKind::CreditRequest);
+        let id = Self::flow_packet(ctx, env, fid, PacketKind::CreditRequest, false, CREDIT_WIRE);
         let pkt = ctx.pool.get_mut(id);
-        pkt.flow = fid;
-        pkt.src = spec.src;
-        pkt.dst = spec.dst;
-        pkt.sport = f.sport;
-        pkt.dport = spec.dport;
         pkt.seq = left;
         pkt.sent_at = ctx.now;
-        pkt.wire = CREDIT_WIRE;
         self.undefer(ctx);
         self.ctrl.push(ctx.pool, id);
     }
@@ -164,8 +157,7 @@ impl Nic {
     fn send_credit(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
         let now = ctx.now;
         let cfg = xpass_cfg(env);
-        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-        let rx = self.recv[f.recv_slot.idx()]
+        let rx = self.recv[env.flows[fid.idx()].recv_slot.idx()]
             .as_deref_mut()
             .expect("a crediting flow has a receiver");
         let RxCtl::Xpass(x) = &mut rx.ctl else {
@@ -174,16 +166,10 @@ impl Nic {
         let seq = x.credit_due(cfg, now, &mut self.rng);
         let next = x.next_at.expect("set by credit_due");
         ctx.schedule_timer(next, Event::CnpTimer { flow: fid });
-        let id = ctx.pool.alloc_blank(PacketKind::Credit);
+        let id = Self::flow_packet(ctx, env, fid, PacketKind::Credit, true, CREDIT_WIRE);
         let pkt = ctx.pool.get_mut(id);
-        pkt.flow = fid;
-        pkt.src = spec.dst;
-        pkt.dst = spec.src;
-        pkt.sport = spec.dport;
-        pkt.dport = f.sport;
         pkt.seq = seq as u64;
         pkt.sent_at = now;
-        pkt.wire = CREDIT_WIRE;
         ctx.stats.credits_sent += 1;
         let mtu_wire = env.cfg.mtu_wire;
         let rate = self.eg.rate;

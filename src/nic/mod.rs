@@ -323,6 +323,29 @@ impl Nic {
         self.send[env.flows[fid.idx()].send_slot.idx()].as_deref_mut()
     }
 
+    /// A new packet of flow `fid` of `kind` and `wire` bytes, addressed from
+    /// its sender to its receiver, or back (`back`: CNPs, credits).
+    fn flow_packet(
+        ctx: &mut Ctx,
+        env: NicEnv,
+        fid: FlowId,
+        kind: PacketKind,
+        back: bool,
+        wire: u32,
+    ) -> PacketId {
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
+        let id = ctx.pool.alloc_blank(kind);
+        let pkt = ctx.pool.get_mut(id);
+        pkt.flow = fid;
+        (pkt.src, pkt.dst, pkt.sport, pkt.dport) = (spec.src, spec.dst, f.sport, spec.dport);
+        if back {
+            std::mem::swap(&mut pkt.src, &mut pkt.dst);
+            std::mem::swap(&mut pkt.sport, &mut pkt.dport);
+        }
+        pkt.wire = wire;
+        id
+    }
+
     /// What flow `fid`'s controller is told about its path.
     fn flow_ctx(&self, env: NicEnv, fid: FlowId, now: SimTime) -> FlowCtx {
         let f = &env.flows[fid.idx()];

@@ -227,15 +227,14 @@ impl Nic {
 
     /// Queues a CNP from flow `fid`'s receiver (here) back to its sender.
     fn send_cnp(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
-        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-        let cid = ctx.pool.alloc_blank(PacketKind::Cnp);
-        let cnp = ctx.pool.get_mut(cid);
-        cnp.flow = fid;
-        cnp.src = spec.dst;
-        cnp.dst = spec.src;
-        cnp.sport = spec.dport;
-        cnp.dport = f.sport;
-        cnp.wire = env.cfg.model.sizes.cnp;
+        let cid = Self::flow_packet(
+            ctx,
+            env,
+            fid,
+            PacketKind::Cnp,
+            true,
+            env.cfg.model.sizes.cnp,
+        );
         self.undefer(ctx);
         self.ctrl.push(ctx.pool, cid);
         ctx.stats.cnps_sent += 1;

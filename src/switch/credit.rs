@@ -35,25 +35,8 @@ impl Switch {
         let Some(id) = self.credit[p as usize].pop_ready(ctx.pool, now) else {
             return false;
         };
-        let port = &mut self.ports[p as usize];
         let wire = ctx.pool.get(id).wire;
-        ctx.stats.packets_tx += 1;
-        match port.eg.transmit(now, wire, false, true, &mut self.rng) {
-            Some(at) => ctx.send(port.eg.link(), id, at),
-            None => {
-                ctx.stats.drops_link += 1;
-                ctx.pool.free(id);
-            }
-        }
-        let b = port.eg.busy_until;
-        if port.has_ready() && port.eg.claim_event(b) {
-            ctx.schedule(
-                b,
-                Event::TxDone {
-                    egress: port.eg.gid,
-                },
-            );
-        }
+        self.put_on_link(ctx, p, id, wire, false, true);
         true
     }
 

@@ -210,10 +210,29 @@ impl Switch {
         }
         let may_lose = pkt.kind != PacketKind::Pfc;
         let wire = pkt.wire;
+        self.put_on_link(ctx, p, id, wire, is_data, may_lose);
+        if let Some(f) = frame {
+            self.send_pfc(ctx, env, f, p);
+        }
+    }
+
+    /// Port `p` starts sending packet `id` of `wire` bytes (a lossy link may
+    /// drop it), and looks again when it is done if something else is ready.
+    #[inline(always)]
+    pub(super) fn put_on_link(
+        &mut self,
+        ctx: &mut Ctx,
+        p: u16,
+        id: PacketId,
+        wire: u32,
+        is_data: bool,
+        may_lose: bool,
+    ) {
+        let port = &mut self.ports[p as usize];
         ctx.stats.packets_tx += 1;
         match port
             .eg
-            .transmit(now, wire, is_data, may_lose, &mut self.rng)
+            .transmit(ctx.now, wire, is_data, may_lose, &mut self.rng)
         {
             Some(at) => ctx.send(port.eg.link(), id, at),
             None => {
@@ -229,9 +248,6 @@ impl Switch {
                     egress: port.eg.gid,
                 },
             );
-        }
-        if let Some(f) = frame {
-            self.send_pfc(ctx, env, f, p);
         }
     }
 }

@@ -31,6 +31,24 @@ fn delivered_at(out: &RunOutputs, t: SimTime, flows: impl Fn(u32) -> bool) -> u6
         .sum()
 }
 
+/// Payload bits per second all flows delivered between sample times `from` and `to`.
+fn goodput(out: &RunOutputs, from: SimTime, to: SimTime) -> f64 {
+    let bytes = delivered_at(out, to, |_| true) - delivered_at(out, from, |_| true);
+    bytes as f64 * 8.0 / to.since(from).as_secs_f64()
+}
+
+/// `rate` (payload bits/s) is at most a 100 Gbps link's data share
+/// (`1 - SHARE` of it, in full packets) and at least `low` of it.
+fn assert_within_data_share(rate: f64, low: f64, what: &str) {
+    let data_share = 100e9 * (1.0 - SHARE) * PAYLOAD_FRACTION;
+    assert!(
+        rate <= data_share * 1.005 && rate >= low * data_share,
+        "{what} {:.2} Gbps, data share {:.2} Gbps",
+        rate / 1e9,
+        data_share / 1e9
+    );
+}
+
 /// The last rate sample time before `t`.
 fn last_sample_before(out: &RunOutputs, t: SimTime) -> SimTime {
     out.rates
@@ -60,15 +78,7 @@ fn a_16_to_1_incast_keeps_the_bottleneck_queue_at_a_few_packets_and_the_link_nea
     let first_done = out.fct.iter().map(|f| f.start + f.fct).min().unwrap();
     let from = SimTime(Delta::from_us(100).ps());
     let to = last_sample_before(&out, first_done);
-    let bytes = delivered_at(&out, to, |_| true) - delivered_at(&out, from, |_| true);
-    let goodput = bytes as f64 * 8.0 / to.since(from).as_secs_f64();
-    let data_share = 100e9 * (1.0 - SHARE) * PAYLOAD_FRACTION;
-    assert!(
-        goodput <= data_share * 1.005 && goodput >= 0.95 * data_share,
-        "goodput {:.2} Gbps, data share {:.2} Gbps",
-        goodput / 1e9,
-        data_share / 1e9
-    );
+    assert_within_data_share(goodput(&out, from, to), 0.95, "receiver goodput");
 }
 
 #[test]
@@ -100,17 +110,9 @@ start = "0us"
     assert_eq!(s.drops, 0, "no data is lost");
     let from = SimTime(Delta::from_us(100).ps());
     let to = last_sample_before(&out, SimTime(Delta::from_ms(1).ps()));
-    let bytes = delivered_at(&out, to, |_| true) - delivered_at(&out, from, |_| true);
-    let rate = bytes as f64 * 8.0 / to.since(from).as_secs_f64();
-    let data_share = 100e9 * (1.0 - SHARE) * PAYLOAD_FRACTION;
     // One full data packet per credit: the sender's link carries at most its
     // data share, and nearly all of it.
-    assert!(
-        rate <= data_share * 1.005 && rate >= 0.9 * data_share,
-        "sender data {:.2} Gbps vs share {:.2}",
-        rate / 1e9,
-        data_share / 1e9
-    );
+    assert_within_data_share(goodput(&out, from, to), 0.9, "sender data");
 }
 
 /// Jain's fairness index of `x`.
