@@ -354,5 +354,7 @@ pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
             crate::cc::CcKind::ExpressPass(x) => Some(x.plan(cfg.mtu_wire())),
             _ => None,
         },
+        ecmp_levels: (cfg.model.ecmp_hash == crate::profile::EcmpHash::Symmetric)
+            .then_some(&cfg.topo.levels[..]),
     }
 }

@@ -172,6 +172,9 @@ pub struct SwitchPlan<'a> {
     pub pint: bool,
     /// The ports have ExpressPass credit queues.
     pub credit: Option<crate::cc::xpass::shaper::CreditPlan>,
+    /// With the symmetric ECMP hash, every node's level (`Topology::levels`),
+    /// which seeds it.
+    pub ecmp_levels: Option<&'a [u32]>,
 }
 
 impl Switch {
@@ -210,7 +213,10 @@ impl Switch {
             fc: flowctl::SwitchFc::new(plan.flowctl, &facts),
             timer_at: SimTime::MAX,
             pauses_sent: 0,
-            ecmp_seed: ecmp::ecmp_seed(seed, node),
+            ecmp_seed: match plan.ecmp_levels {
+                Some(l) => ecmp::level_seed(seed, l[node.idx()]),
+                None => ecmp::ecmp_seed(seed, node),
+            },
             rng: ChaCha8Rng::seed_from_u64(rng_seed),
             pint: match plan.pint {
                 true => infos.iter().map(|p| pint::PintPort::new(p.rate)).collect(),

@@ -152,13 +152,23 @@ fn the_same_seed_gives_the_same_run() {
 }
 
 #[test]
-fn expresspass_refuses_a_multipath_fabric_in_one_line() {
+fn expresspass_runs_on_a_fat_tree_with_symmetric_ecmp_and_refuses_another_hash_in_one_line() {
     let text = include_str!("../../scenarios/fattree-k4-fbhdp-30pct.toml");
-    let o: Vec<String> = vec!["cc.algorithm=expresspass".into()];
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let o = set(&[
+        "cc.algorithm=\"expresspass\"",
+        "switch.pfc.enabled=false",
+        "workload.poisson[0].duration=\"0.05ms\"",
+    ]);
+    let out = rocesim::run_str(text, &o, &RunOptions::default()).expect("runs");
+    assert_all_delivered(&out);
+    assert_eq!(out.summary.drops, 0);
+    let mut o = o;
+    o.push("model.ecmp_hash=\"seeded\"".into());
     let Err(err) = rocesim::run_str(text, &o, &RunOptions::default()) else {
-        panic!("a fat-tree with expresspass must be refused");
+        panic!("a fat-tree with expresspass and a seeded hash must be refused");
     };
     let err = err.to_string();
-    assert!(err.contains("symmetric ECMP"), "{err}");
+    assert!(err.contains("model.ecmp_hash"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
