@@ -26,6 +26,14 @@ pub enum PacketKind {
     Cnp,
     /// PFC frame (IEEE 802.1Qbb): `pause_quanta > 0` pauses `class`, 0 resumes it.
     Pfc,
+    /// ExpressPass credit, receiver to sender: `seq` is its number, `sent_at`
+    /// when the receiver sent it. Switches queue it apart from the classes
+    /// ([`crate::cc::xpass::shaper`]).
+    Credit,
+    /// ExpressPass: the sender asks its receiver for credits (`seq`: bytes left).
+    CreditRequest,
+    /// ExpressPass: the sender has nothing left to send; credits stop.
+    CreditStop,
 }
 
 /// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1). 32
@@ -82,10 +90,12 @@ pub struct Packet {
     pub wire: u32,
     /// NACK with IRN loss recovery: the packet number (`seq / mtu`) of the
     /// out-of-order packet that triggered it (a one-block SACK). PFC: the hop of
-    /// the pause in its propagation tree (diagnostics). Otherwise unused. (It
+    /// the pause in its propagation tree (diagnostics). ExpressPass data: the
+    /// number of the credit it spent. Otherwise unused. (It
     /// sits in what was alignment padding: the header stays 64 bytes.)
     pub aux: u32,
     /// Receiver-assigned window in bytes piggybacked on ACKs (RCC); 0 = none.
+    /// ExpressPass data: the picosecond time its credit was sent (echoed).
     pub window: u64,
     /// Payload bytes (at most the MTU, which is below 9001).
     pub payload: u16,

@@ -177,6 +177,13 @@ pub enum EcmpHash {
     /// MurmurHash3-x86_32 of (sip, dip, sport|dport<<16) seeded with the switch's
     /// node id, as the ns-3 simulator does.
     Ns3Murmur,
+    /// A 64-bit mix of the unordered 5-tuple (the same for a flow and its
+    /// reverse), seeded per tier (a switch's hop distance from the nearest
+    /// host) from the run seed: on a fat-tree or leaf-spine, whose equal-cost
+    /// next hops are listed in the same order at every switch of a tier, a
+    /// packet and its reply take mirror paths (ExpressPass's data follows its
+    /// credits, `large-scale-fattree.tcl:95-99`).
+    Symmetric,
 }
 
 /// When a NIC looks again for a packet to send (hpcc-ns3-model.md §5).

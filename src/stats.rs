@@ -26,6 +26,10 @@ pub struct Stats {
     pub nacks_sent: u64,
     pub timeouts: u64,
     pub retx_bytes: u64,
+    /// ExpressPass credits receivers sent, and credits dropped at credit
+    /// queues (NICs and switches).
+    pub credits_sent: u64,
+    pub credits_dropped: u64,
 }
 
 impl Stats {
@@ -48,6 +52,8 @@ impl Stats {
             nacks_sent,
             timeouts,
             retx_bytes,
+            credits_sent,
+            credits_dropped,
         } = o;
         self.packets_tx += packets_tx;
         self.data_packets_tx += data_packets_tx;
@@ -65,5 +71,7 @@ impl Stats {
         self.nacks_sent += nacks_sent;
         self.timeouts += timeouts;
         self.retx_bytes += retx_bytes;
+        self.credits_sent += credits_sent;
+        self.credits_dropped += credits_dropped;
     }
 }

@@ -37,6 +37,9 @@ use crate::packet::{IntCounter, IntHop, MAX_INT_HOPS};
 use crate::units::{Bytes, Delta, PS_PER_S, Rate};
 use serde::{Deserialize, Serialize};
 
+/// Why HPCC needs every packet of a flow on one path (MEASUREINFLIGHT, §3.3).
+pub(crate) const INT_ACK_TO_ACK: &str = "differences each hop's INT records ACK to ACK";
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HpccConfig {
@@ -123,8 +126,8 @@ impl Algorithm for HpccConfig {
         true
     }
     /// MEASUREINFLIGHT differences each hop's records ACK to ACK.
-    fn needs_one_path(&self) -> bool {
-        true
+    fn needs_one_path(&self) -> Option<&'static str> {
+        Some(INT_ACK_TO_ACK)
     }
     /// The received bytes for the rxRate variant (§3.4), else the sent bytes.
     fn int_counter(&self) -> IntCounter {

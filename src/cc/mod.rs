@@ -12,8 +12,9 @@
 //! SIGCOMM'15), `hpcc` (HPCC SIGCOMM'19, with its §3.4/§5.4 design variants),
 //! `timely` (TIMELY SIGCOMM'15), `dctcp` (DCTCP SIGCOMM'10), the "+win" variants
 //! (`windowed`, HPCC §5.1), `rcc` (RCC ToN'23, whose receiver side is behind the
-//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20) and the HPCC
-//! ns-3 simulator's (`ns3`).
+//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20), the HPCC
+//! ns-3 simulator's (`ns3`) and ExpressPass (`xpass`, SIGCOMM'17: credits from
+//! the receiver, shaped by switches).
 //!
 //! Each is registered by one line below ([`registry`]), which makes its variant of
 //! [`CcKind`] and [`Cc`], its names in [`ALGORITHMS`] and its `[cc.<table>]` in
@@ -32,6 +33,7 @@ pub mod rx_nic;
 pub mod swift;
 pub mod timely;
 pub mod windowed;
+pub mod xpass;
 
 #[cfg(test)]
 mod proptests;
@@ -165,6 +167,7 @@ registry::congestion_controls! {
         /// Used by rcc, rcc-sender, rcc-ewa and rcc-pid.
         rcc: rcc::RccConfig,
         swift: swift::SwiftConfig,
+        expresspass: xpass::XpassConfig,
     }
     // `Variant(Kind => per-flow controller) from table`, in the order
     // `cc.algorithm` lists the names (`Kind::NAMES`).
@@ -184,6 +187,8 @@ registry::congestion_controls! {
         /// HPCC-PINT as the HPCC ns-3 simulator runs it (CC_MODE 10).
         HpccPint(ns3::hpcc_pint::HpccPintKind => ns3::hpcc_pint::HpccPint) from ns3,
         Swift(swift::SwiftConfig => swift::Swift) from swift,
+        /// ExpressPass (SIGCOMM'17): receiver credits, switch credit shaping.
+        ExpressPass(xpass::XpassConfig => xpass::XpassSender) from expresspass,
     }
 }
 
@@ -266,7 +271,17 @@ mod tests {
         assert_eq!(table_of("rcc-ewa"), Some("rcc"));
         assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
         assert_eq!(table_of("hpcc-pint"), Some("ns3"));
-        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc", "swift"];
+        assert_eq!(table_of("expresspass"), Some("expresspass"));
+        let tables = [
+            "dcqcn",
+            "hpcc",
+            "ns3",
+            "timely",
+            "dctcp",
+            "rcc",
+            "swift",
+            "expresspass",
+        ];
         assert_eq!(
             tables.map(readers_of),
             [
@@ -276,7 +291,8 @@ mod tests {
                 "timely and timely+win",
                 "dctcp",
                 "rcc, rcc-sender, rcc-ewa and rcc-pid",
-                "swift"
+                "swift",
+                "expresspass"
             ]
         );
     }
@@ -370,7 +386,7 @@ mod tests {
         );
         assert_eq!(
             those(|k| k.receiver().is_some()),
-            ["rcc", "rcc-sender", "rcc-ewa", "rcc-pid"]
+            ["rcc", "rcc-sender", "rcc-ewa", "rcc-pid", "expresspass"]
         );
     }
 }

@@ -142,6 +142,8 @@ impl Harness {
                         t: self.ctx.base_rtt,
                         one_way: Delta::from_us(6), // half the pair RTT
                         base_rtt: self.ctx.pair_rtt,
+                        credit_seq: 0,
+                        credit_sent: SimTime::ZERO,
                     };
                     // The NIC counts every arriving frame before the receiver runs.
                     self.nic.on_frame(ev.now, ev.wire);
@@ -181,7 +183,11 @@ impl Harness {
             r >= floor && r <= self.ctx.line_rate,
             "{name}: rate {r:?} outside [{floor:?}, line]"
         );
-        if let Some(w) = self.cc.window() {
+        if let Cc::ExpressPass(_) = &self.cc {
+            // A credit gate, not a byte window: closed (0) or open (unbounded);
+            // no ACK opens it, only a credit.
+            prop_assert_eq!(self.cc.window(), Some(0), "{}: open without credits", name);
+        } else if let Some(w) = self.cc.window() {
             prop_assert!(w > 0, "{name}: zero window");
             prop_assert!(w < 1 << 50, "{name}: window {w} not finite");
         }

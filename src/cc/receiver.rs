@@ -1,8 +1,10 @@
 //! Receiver-side congestion control: one small trait, called by the NIC for every
 //! data packet it receives, returning the window to put in the ACK (0 = none).
 //! Static dispatch through [`ReceiverKind`] (shared by all flows of a run) and
-//! [`RxCtl`] (per-flow state, kept in the receiver's queue pair). Only RCC
-//! (src/cc/rcc.rs, RCC §III and Algorithm 1) uses it today.
+//! [`RxCtl`] (per-flow state, kept in the receiver's queue pair). RCC
+//! (src/cc/rcc.rs, RCC §III and Algorithm 1) sets windows through it;
+//! ExpressPass (src/cc/xpass/) counts the credits data packets echo through it
+//! (its credit pacing is driven by the NIC, `nic/credit.rs`).
 //!
 //! The NIC keeps the per-receiver state the algorithms share (active-message
 //! count, bytes received over the last base RTT) in
@@ -38,6 +40,10 @@ pub struct RxEvent {
     /// The flow's base one-way delay and base RTT.
     pub one_way: Delta,
     pub base_rtt: Delta,
+    /// ExpressPass: the credit this data packet spent, and when the receiver
+    /// sent it (echoed by the sender).
+    pub credit_seq: u32,
+    pub credit_sent: SimTime,
 }
 
 /// What the receiver tells the sender in the ACK.
@@ -58,6 +64,7 @@ pub trait ReceiverControl {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReceiverKind {
     Rcc(RccConfig, RccVariant),
+    Xpass(super::xpass::XpassConfig),
 }
 
 /// Per-flow receiver-side state.
@@ -66,6 +73,8 @@ pub enum RxCtl {
     #[default]
     None,
     Rcc(Box<RccRx>),
+    /// ExpressPass credit pacing and feedback, from the flow's CREDIT_REQUEST.
+    Xpass(Box<super::xpass::feedback::XpassRx>),
 }
 
 impl RxCtl {
@@ -74,6 +83,7 @@ impl RxCtl {
         match self {
             RxCtl::None => Congestion::Unknown,
             RxCtl::Rcc(r) => r.core.class(),
+            RxCtl::Xpass(_) => Congestion::Unknown,
         }
     }
 }
@@ -89,7 +99,22 @@ pub struct RccRx {
 
 impl ReceiverControl for ReceiverKind {
     fn on_data(&self, flow: &mut RxCtl, nic: &mut RxNicState, ev: &RxEvent) -> RxFeedback {
-        let ReceiverKind::Rcc(cfg, variant) = self;
+        let (cfg, variant) = match self {
+            ReceiverKind::Rcc(cfg, variant) => (cfg, variant),
+            ReceiverKind::Xpass(_) => {
+                // Data comes only on credits, after the CREDIT_REQUEST that
+                // made the receiver's state.
+                if let RxCtl::Xpass(x) = flow {
+                    x.fb.on_data(ev.now, ev.credit_seq, ev.credit_sent);
+                    if ev.complete {
+                        // The message is whole: no more credits (our receiver
+                        // knows the message's end; ns-2 waits for CREDIT_STOP).
+                        x.next_at = None;
+                    }
+                }
+                return RxFeedback::default();
+            }
+        };
         let line_bps = ev.line_rate.bps_f64();
         let line_w = ev.line_rate.bytes_in(ev.t) as f64;
         if matches!(flow, RxCtl::None) {
@@ -162,6 +187,8 @@ mod tests {
             t: Delta::from_us(10),
             one_way: Delta::from_ns(2200),
             base_rtt: Delta::from_ns(4400),
+            credit_seq: 0,
+            credit_sent: SimTime::ZERO,
         }
     }
 

@@ -46,8 +46,9 @@ pub(crate) trait Algorithm: Sized {
     /// record of the same hop (HPCC Eq. (2)), which holds only while every
     /// packet of a flow crosses the same ports: such an algorithm refuses
     /// per-packet spraying (`switch.load_balancing = "spray"`).
-    fn needs_one_path(&self) -> bool {
-        false
+    /// Why, if it does (the refusal's reason).
+    fn needs_one_path(&self) -> Option<&'static str> {
+        None
     }
     /// The PINT field switches fill for it instead of INT records (HPCC-PINT).
     fn pint(&self) -> Option<PintCodec> {
@@ -187,7 +188,7 @@ macro_rules! congestion_controls {
             }
             /// Whether the algorithm needs every packet of a flow on one path
             /// (it reads per-hop INT records hop by hop).
-            pub(crate) fn needs_one_path(&self) -> bool {
+            pub(crate) fn needs_one_path(&self) -> Option<&'static str> {
                 registry::each!(CcKind [$($v)*] self, k => k.needs_one_path())
             }
             /// The PINT field switches fill for this algorithm instead of INT

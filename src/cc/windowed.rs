@@ -44,7 +44,7 @@ impl<K: Windowable> Algorithm for Win<K> {
     fn needs_int(&self) -> bool {
         self.0.needs_int()
     }
-    fn needs_one_path(&self) -> bool {
+    fn needs_one_path(&self) -> Option<&'static str> {
         self.0.needs_one_path()
     }
     fn int_counter(&self) -> IntCounter {

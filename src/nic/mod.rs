@@ -13,6 +13,7 @@
 //! reached. When nothing is eligible the NIC sleeps until the earliest pacing
 //! time. The receiver is in [`receiver`], the sender's reactions in [`sender`].
 
+mod credit;
 pub mod irn;
 pub mod qp;
 mod receiver;
@@ -195,6 +196,9 @@ pub struct Nic {
     /// The flows sourced here, in start order, and the next to start.
     starts: Vec<FlowId>,
     next_start: usize,
+    /// ExpressPass: the credit queue of this NIC's port, made with the first
+    /// credit it sends ([`credit`]).
+    credit: Option<Box<crate::cc::xpass::shaper::CreditShaper>>,
 }
 
 impl Nic {
@@ -225,6 +229,7 @@ impl Nic {
             lingering: Default::default(),
             starts,
             next_start: 0,
+            credit: None,
         }
     }
 
@@ -273,6 +278,9 @@ impl Nic {
                     self.kick(ctx, env);
                 }
             }
+            PacketKind::Credit => self.receive_credit(ctx, env, id),
+            PacketKind::CreditRequest => self.receive_credit_request(ctx, env, id),
+            PacketKind::CreditStop => self.receive_credit_stop(ctx, env, id),
         }
     }
 
@@ -305,10 +313,39 @@ impl Nic {
         }
     }
 
+    /// Whether the run's receivers pace credits (ExpressPass).
+    #[inline]
+    fn credit_pacing(&self, env: NicEnv) -> bool {
+        matches!(env.cfg.receiver, Some(ReceiverKind::Xpass(_)))
+    }
+
     /// The sending queue pair of `fid` (which must have started).
     #[inline]
     fn sqp(&mut self, env: NicEnv, fid: FlowId) -> Option<&mut SendQp> {
         self.send[env.flows[fid.idx()].send_slot.idx()].as_deref_mut()
+    }
+
+    /// A new packet of flow `fid` of `kind` and `wire` bytes, addressed from
+    /// its sender to its receiver, or back (`back`: CNPs, credits).
+    fn flow_packet(
+        ctx: &mut Ctx,
+        env: NicEnv,
+        fid: FlowId,
+        kind: PacketKind,
+        back: bool,
+        wire: u32,
+    ) -> PacketId {
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
+        let id = ctx.pool.alloc_blank(kind);
+        let pkt = ctx.pool.get_mut(id);
+        pkt.flow = fid;
+        (pkt.src, pkt.dst, pkt.sport, pkt.dport) = (spec.src, spec.dst, f.sport, spec.dport);
+        if back {
+            std::mem::swap(&mut pkt.src, &mut pkt.dst);
+            std::mem::swap(&mut pkt.sport, &mut pkt.dport);
+        }
+        pkt.wire = wire;
+        id
     }
 
     /// What flow `fid`'s controller is told about its path.

@@ -36,6 +36,7 @@ impl Nic {
         );
         ctx.rec.packet_delivered(fid, pkt.sent_at, now);
         let (wire, sent_at, first) = (pkt.wire as u64, pkt.sent_at, pkt.has(flag::FIRST));
+        let (credit_seq, credit_sent) = (pkt.aux, SimTime(pkt.window));
         let last = pkt.has(flag::LAST);
         let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
         let slot = f.recv_slot.idx();
@@ -102,6 +103,8 @@ impl Nic {
                 t: cfg.base_rtt,
                 one_way: f.one_way,
                 base_rtt: f.pair_rtt,
+                credit_seq,
+                credit_sent,
             };
             fb = rk.on_data(&mut rx.ctl, &mut self.rx, &ev);
         }
@@ -155,7 +158,7 @@ impl Nic {
     /// The receiving queue pair in `slot` (of a `size`-byte message): made on
     /// the flow's first packet, rebuilt as closed for a packet after it was freed.
     #[inline(always)]
-    fn open_rqp(&mut self, slot: usize, size: u64) -> &mut RecvQp {
+    pub(super) fn open_rqp(&mut self, slot: usize, size: u64) -> &mut RecvQp {
         let closed = self.is_closed(slot);
         self.recv[slot].get_or_insert_with(|| {
             Box::new(if closed {
@@ -224,15 +227,14 @@ impl Nic {
 
     /// Queues a CNP from flow `fid`'s receiver (here) back to its sender.
     fn send_cnp(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
-        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-        let cid = ctx.pool.alloc_blank(PacketKind::Cnp);
-        let cnp = ctx.pool.get_mut(cid);
-        cnp.flow = fid;
-        cnp.src = spec.dst;
-        cnp.dst = spec.src;
-        cnp.sport = spec.dport;
-        cnp.dport = f.sport;
-        cnp.wire = env.cfg.model.sizes.cnp;
+        let cid = Self::flow_packet(
+            ctx,
+            env,
+            fid,
+            PacketKind::Cnp,
+            true,
+            env.cfg.model.sizes.cnp,
+        );
         self.undefer(ctx);
         self.ctrl.push(ctx.pool, cid);
         ctx.stats.cnps_sent += 1;
@@ -240,7 +242,11 @@ impl Nic {
 
     /// The end of flow `flow`'s NP window with a mark in it: its CNP goes out
     /// now and a new window starts (DCQCN §3.1, Fig. 6).
+    /// With ExpressPass (no CNPs), the receiver timer paces the flow's credits.
     pub fn on_cnp_timer(&mut self, ctx: &mut Ctx, env: NicEnv, flow: FlowId) {
+        if self.credit_pacing(env) {
+            return self.on_credit_timer(ctx, env, flow);
+        }
         let slot = env.flows[flow.idx()].recv_slot.idx();
         let Some(rx) = self.recv[slot].as_deref_mut().filter(|rx| rx.cnp_pending) else {
             // Freed receivers have no CNP pending.

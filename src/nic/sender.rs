@@ -35,6 +35,9 @@ impl Nic {
             ctx.progress.last = now;
         }
         ctx.rec.flow_started(fid, spec.class);
+        if self.credit_pacing(env) {
+            self.request_credits(ctx, env, fid);
+        }
         self.kick(ctx, env);
     }
 
@@ -121,6 +124,9 @@ impl Nic {
         }
         let next_avail = qp.next_avail;
         self.arm_timer(ctx, env, fid);
+        if self.credit_pacing(env) {
+            self.rerequest_credits(ctx, env, fid);
+        }
         if !env.cfg.ns3_scheduler() {
             self.kick(ctx, env);
             return;

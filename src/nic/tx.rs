@@ -69,6 +69,14 @@ impl Nic {
             }
             return;
         }
+        if self.credit.is_some()
+            && let Some(id) = self.ready_credit(ctx)
+        {
+            // ExpressPass: a credit whose tokens are there goes first.
+            self.put_on_wire(ctx, id, false);
+            self.after_look(ctx, env, true);
+            return;
+        }
         if let Some(front) = self.ctrl.front()
             && !self.ctrl_paused(ctx, env, front)
         {
@@ -128,6 +136,7 @@ impl Nic {
             qp.last_tx_start = now;
             qp.last_tx_wire = wire;
             qp.cc.on_send(now, wire as u64);
+            Self::spend_credit(&mut qp.cc, ctx, id);
             self.put_on_wire(ctx, id, true);
             self.arm_timer(ctx, env, fid);
             self.after_look(ctx, env, true);
@@ -258,6 +267,9 @@ impl Nic {
                     break;
                 }
             }
+        }
+        if let Some(t) = self.credit_ready_at(ctx.now) {
+            next = next.min(t.max(free_at));
         }
         if next != SimTime::MAX {
             self.schedule_look(ctx, next);

@@ -116,6 +116,12 @@ pub struct Summary {
     pub timeouts: u64,
     pub cnps_sent: u64,
     pub nacks_sent: u64,
+    /// ExpressPass credits sent by receivers and dropped at credit queues
+    /// (absent from runs without credits).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub credits_sent: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub credits_dropped: u64,
     pub events: u64,
     pub packets_transmitted: u64,
     pub data_packets_transmitted: u64,
@@ -169,6 +175,10 @@ impl Timing {
     }
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl Summary {
     /// The summary of a run whose completed flows had slowdowns `sd` (any order).
     pub fn new(i: &SummaryInput, mut sd: Vec<f64>) -> Summary {
@@ -204,6 +214,8 @@ impl Summary {
             timeouts: s.timeouts,
             cnps_sent: s.cnps_sent,
             nacks_sent: s.nacks_sent,
+            credits_sent: s.credits_sent,
+            credits_dropped: s.credits_dropped,
             events: i.events,
             packets_transmitted: s.packets_tx,
             data_packets_transmitted: s.data_packets_tx,

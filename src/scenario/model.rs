@@ -80,6 +80,10 @@ pub(super) fn resolve(
     {
         m.repace_on_rate_change = v;
     }
+    if md.ecmp_hash.is_none() && matches!(cc, CcKind::ExpressPass(_)) {
+        // Its data must follow its credits back (docs/models.md, "ExpressPass").
+        m.ecmp_hash = crate::profile::EcmpHash::Symmetric;
+    }
     if p.int_bytes.is_none()
         && p.int_mode.is_none()
         && let Some(b) = cc.int_bytes()

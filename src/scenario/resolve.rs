@@ -33,6 +33,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     f.switch.apply_routes(&mut topo, &cx)?;
     let int_on = f.switch.int_on(&cc);
     let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
+    cc::check_expresspass(&cc, &topo, &model, &nic, f.seed, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
     let load_balancing = f.switch.load_balancing(&cc, &nic.loss_recovery, &cx)?;

@@ -344,5 +344,11 @@ pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
             nic_rate,
         },
         pint: cfg.cc.pint().is_some(),
+        credit: match &cfg.cc {
+            crate::cc::CcKind::ExpressPass(x) => Some(x.plan(cfg.mtu_wire())),
+            _ => None,
+        },
+        ecmp_levels: (cfg.model.ecmp_hash == crate::profile::EcmpHash::Symmetric)
+            .then_some(&cfg.topo.levels[..]),
     }
 }

@@ -64,6 +64,20 @@ pub fn ecmp_seed(run_seed: u64, switch: NodeId) -> u64 {
     mix64(run_seed ^ mix64(0x5eed_0000_0000 ^ switch.0 as u64))
 }
 
+/// The ECMP seed of every switch `level` hops from the nearest host, for the
+/// symmetric hash ([`EcmpHash::Symmetric`]).
+pub fn level_seed(run_seed: u64, level: u32) -> u64 {
+    mix64(run_seed ^ mix64(0x5e7e_0000_0000 ^ level as u64))
+}
+
+/// The ECMP seed switch `node` of `topo` uses under `hash`.
+pub fn switch_seed(topo: &Topology, hash: EcmpHash, run_seed: u64, node: NodeId) -> u64 {
+    match hash {
+        EcmpHash::Symmetric => level_seed(run_seed, topo.levels[node.idx()]),
+        _ => ecmp_seed(run_seed, node),
+    }
+}
+
 /// The fields of a packet's 5-tuple that ECMP hashes (the protocol is always UDP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowKey {
@@ -101,6 +115,13 @@ fn pick(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> us
             bytes[8..]
                 .copy_from_slice(&(key.sport as u32 | (key.dport as u32) << 16).to_le_bytes());
             murmur3_32(&bytes, switch.0) as u64
+        }
+        EcmpHash::Symmetric => {
+            // The two ends in a fixed order: a flow and its reverse agree.
+            let (a, b) = ((key.src, key.sport), (key.dst, key.dport));
+            let ((x, xp), (y, yp)) = if a <= b { (a, b) } else { (b, a) };
+            let tuple = ((x as u64) << 32 | y as u64) ^ mix64((xp as u64) << 16 | yp as u64);
+            mix64(seed ^ mix64(tuple))
         }
     };
     index(h, n)
@@ -176,8 +197,14 @@ pub fn trace(topo: &Topology, hash: EcmpHash, run_seed: u64, key: FlowKey) -> Ve
         );
         let index = topo.switch_idx(node);
         let next = topo.routes.next_hops(index.0, dst);
-        let egress = next_hop(next, hash, ecmp_seed(run_seed, node), node, key)
-            .unwrap_or_else(|| panic!("no route from switch {node} to host {dst}"));
+        let egress = next_hop(
+            next,
+            hash,
+            switch_seed(topo, hash, run_seed, node),
+            node,
+            key,
+        )
+        .unwrap_or_else(|| panic!("no route from switch {node} to host {dst}"));
         let hop = SwitchHop {
             node,
             index,
@@ -254,6 +281,57 @@ mod tests {
         let want = murmur3_32(&bytes, 9) % 3;
         let got = next_hop(&[0, 1, 2], EcmpHash::Ns3Murmur, 0, NodeId(9), k).unwrap();
         assert_eq!(got as u32, want);
+    }
+
+    /// ExpressPass's data follows its credits back: on the HPCC 320-host
+    /// fat-tree the symmetric hash sends every flow's reply (credits) through
+    /// the same switches and links, hop by hop, in reverse; the seeded hash
+    /// does not.
+    #[test]
+    fn the_symmetric_hash_gives_a_reply_the_mirror_path_on_the_320_host_fat_tree() {
+        let topo = Topology::build(crate::topology::fat_tree::hpcc_fat_tree_default()).unwrap();
+        assert_eq!(topo.hosts.len(), 320);
+        // (switch, ingress, egress) per hop; the reply's reversed and with
+        // its ports swapped.
+        let hops = |hash, key| -> Vec<(NodeId, u16, u16)> {
+            trace(&topo, hash, 7, key)
+                .iter()
+                .map(|h| (h.node, h.ingress, h.egress))
+                .collect()
+        };
+        let mirrored = |hash, key: FlowKey| {
+            let mut back = hops(hash, key.reversed());
+            back.reverse();
+            let back: Vec<_> = back.into_iter().map(|(n, i, e)| (n, e, i)).collect();
+            hops(hash, key) == back
+        };
+        let mut asymmetric_seeded = 0;
+        let mut five_hop = 0;
+        for (k, (src, dst)) in [
+            (0u32, 319u32),
+            (5, 100),
+            (17, 250),
+            (64, 65),
+            (200, 3),
+            (310, 16),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for sport in 10_000..10_040u16 {
+                let key = FlowKey {
+                    src,
+                    dst,
+                    sport,
+                    dport: 100 + k as u16,
+                };
+                assert!(mirrored(EcmpHash::Symmetric, key), "{key:?}");
+                asymmetric_seeded += !mirrored(EcmpHash::Seeded, key) as u32;
+                five_hop += (hops(EcmpHash::Symmetric, key).len() == 5) as u32;
+            }
+        }
+        assert!(five_hop >= 160, "most pairs cross the core: {five_hop}");
+        assert!(asymmetric_seeded > 100, "the seeded hash is not symmetric");
     }
 
     #[test]

@@ -61,6 +61,10 @@ impl Switch {
             ctx.pool.free(id);
             return None;
         };
+        if pkt.kind == PacketKind::Credit {
+            self.enqueue_credit(ctx, env, out, id);
+            return None;
+        }
         let class = pkt.class;
         let wire = pkt.wire as u64;
         let is_data = pkt.kind == PacketKind::Data;
@@ -128,8 +132,21 @@ impl Switch {
         }
     }
 
+    /// Sends the next packet if port `p` is free: a credit whose tokens are
+    /// there (ExpressPass, [`super::credit`]), else the classes' next packet.
     #[inline(always)]
     pub(super) fn start_tx(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
+        if self.credit.is_empty() {
+            return self.start_tx_classes(ctx, env, p);
+        }
+        if ctx.now < self.ports[p as usize].eg.busy_until || !self.send_ready_credit(ctx, p) {
+            self.start_tx_classes(ctx, env, p);
+        }
+        self.credit_wake(ctx, p);
+    }
+
+    #[inline(always)]
+    fn start_tx_classes(&mut self, ctx: &mut Ctx, env: SwitchEnv, p: u16) {
         let now = ctx.now;
         let port = &mut self.ports[p as usize];
         if now < port.eg.busy_until {
@@ -200,10 +217,29 @@ impl Switch {
         }
         let may_lose = pkt.kind != PacketKind::Pfc;
         let wire = pkt.wire;
+        self.put_on_link(ctx, p, id, wire, is_data, may_lose);
+        if let Some(f) = frame {
+            self.send_pfc(ctx, env, f, p);
+        }
+    }
+
+    /// Port `p` starts sending packet `id` of `wire` bytes (a lossy link may
+    /// drop it), and looks again when it is done if something else is ready.
+    #[inline(always)]
+    pub(super) fn put_on_link(
+        &mut self,
+        ctx: &mut Ctx,
+        p: u16,
+        id: PacketId,
+        wire: u32,
+        is_data: bool,
+        may_lose: bool,
+    ) {
+        let port = &mut self.ports[p as usize];
         ctx.stats.packets_tx += 1;
         match port
             .eg
-            .transmit(now, wire, is_data, may_lose, &mut self.rng)
+            .transmit(ctx.now, wire, is_data, may_lose, &mut self.rng)
         {
             Some(at) => ctx.send(port.eg.link(), id, at),
             None => {
@@ -219,9 +255,6 @@ impl Switch {
                     egress: port.eg.gid,
                 },
             );
-        }
-        if let Some(f) = frame {
-            self.send_pfc(ctx, env, f, p);
         }
     }
 }

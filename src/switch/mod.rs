@@ -1,7 +1,7 @@
 //! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
 //! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking ([`ecn`]), INT stamping
-//! ([`int`]), ECMP ([`ecmp`]) or packet spraying ([`spray`]). One model, used
-//! for every switch.
+//! ([`int`]), ECMP ([`ecmp`]) or packet spraying ([`spray`]); with ExpressPass,
+//! a credit queue per port ([`credit`]). One model, used for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
@@ -11,6 +11,7 @@
 //! [`crate::node::Ctx`] and never reads another node; its routing table is
 //! shared, immutable data.
 
+mod credit;
 pub mod ecmp;
 pub mod ecn;
 pub mod flowctl;
@@ -161,6 +162,8 @@ pub struct Switch {
     pub spray: spray::SprayRng,
     /// Each port's HPCC-PINT state, when the run uses it; else empty.
     pub pint: Vec<pint::PintPort>,
+    /// Each port's ExpressPass credit queue, when the run uses it; else empty.
+    pub credit: Vec<crate::cc::xpass::shaper::CreditShaper>,
 }
 
 /// What a switch is built from: the same for every switch of a run.
@@ -173,6 +176,11 @@ pub struct SwitchPlan<'a> {
     pub mmu_facts: mmu::MmuFacts,
     /// The ports keep HPCC-PINT's state.
     pub pint: bool,
+    /// The ports have ExpressPass credit queues.
+    pub credit: Option<crate::cc::xpass::shaper::CreditPlan>,
+    /// With the symmetric ECMP hash, every node's level (`Topology::levels`),
+    /// which seeds it.
+    pub ecmp_levels: Option<&'a [u32]>,
 }
 
 impl Switch {
@@ -211,12 +219,22 @@ impl Switch {
             fc: flowctl::SwitchFc::new(plan.flowctl, &facts),
             timer_at: SimTime::MAX,
             pauses_sent: 0,
-            ecmp_seed: ecmp::ecmp_seed(seed, node),
+            ecmp_seed: match plan.ecmp_levels {
+                Some(l) => ecmp::level_seed(seed, l[node.idx()]),
+                None => ecmp::ecmp_seed(seed, node),
+            },
             rng: ChaCha8Rng::seed_from_u64(rng_seed),
             spray: spray::SprayRng::new(seed, node),
             pint: match plan.pint {
                 true => infos.iter().map(|p| pint::PintPort::new(p.rate)).collect(),
                 false => Vec::new(),
+            },
+            credit: match &plan.credit {
+                Some(c) => infos
+                    .iter()
+                    .map(|p| crate::cc::xpass::shaper::CreditShaper::new(c, p.rate))
+                    .collect(),
+                None => Vec::new(),
             },
         }
     }

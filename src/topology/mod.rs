@@ -185,6 +185,24 @@ pub struct PortInfo {
     pub loss: f64,
 }
 
+/// Each node's hop distance from the nearest of `hosts` (breadth first).
+fn levels(ports: &[Vec<PortInfo>], hosts: &[NodeId]) -> Vec<u32> {
+    let mut level = vec![u32::MAX; ports.len()];
+    let mut queue: std::collections::VecDeque<NodeId> = hosts.iter().copied().collect();
+    for h in hosts {
+        level[h.idx()] = 0;
+    }
+    while let Some(n) = queue.pop_front() {
+        for p in &ports[n.idx()] {
+            if level[p.peer.idx()] == u32::MAX {
+                level[p.peer.idx()] = level[n.idx()] + 1;
+                queue.push_back(p.peer);
+            }
+        }
+    }
+    level
+}
+
 /// A validated topology with ports and routes.
 #[derive(Clone, Debug)]
 pub struct Topology {
@@ -198,6 +216,10 @@ pub struct Topology {
     /// The switches' links to each other, by switch index.
     pub graph: graph::SwitchGraph,
     pub routes: routing::Routes,
+    /// Each node's hop distance from the nearest host (hosts 0, their
+    /// switches 1, ...; `u32::MAX` if no host is reachable): the tier the
+    /// symmetric ECMP hash seeds by.
+    pub levels: Vec<u32>,
 }
 
 impl Topology {
@@ -252,6 +274,7 @@ impl Topology {
         let graph = graph::SwitchGraph::new(&spec, &ports, &switches, &kind_index);
         let routes =
             routing::Routes::compute(&spec, &ports, &switches, &graph, routing::HopOrder::Port)?;
+        let levels = levels(&ports, &hosts);
         Ok(Topology {
             spec,
             ports,
@@ -260,6 +283,7 @@ impl Topology {
             switches,
             graph,
             routes,
+            levels,
         })
     }
 

@@ -254,6 +254,12 @@ impl Routes {
         &self.pool[off as usize..off as usize + len as usize]
     }
 
+    /// Whether some switch has more than one equal-cost next hop toward some
+    /// host (static routes aside, which pick one).
+    pub fn multipath(&self) -> bool {
+        self.table.iter().any(|&(_, len)| len > 1)
+    }
+
     /// Switch-to-switch hop count from switch `switch_idx` to the attachment
     /// switch of host `dst`, if reachable.
     pub fn hops_to_attachment(&self, switch_idx: u32, dst: NodeId) -> Option<u16> {

@@ -205,8 +205,17 @@ fn an_unknown_load_balancing_names_the_key_and_the_valid_values() {
 }
 
 #[test]
-fn spraying_is_refused_with_hpcc_go_back_0_and_victim_tracking() {
-    let cases: [(&str, &[&str]); 4] = [
+fn spraying_is_refused_with_hpcc_expresspass_go_back_0_and_victim_tracking() {
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "cc.algorithm=\"expresspass\"",
+            &[
+                "switch.load_balancing",
+                "\"expresspass\"",
+                "credit",
+                "one path",
+            ],
+        ),
         (
             "cc.algorithm=\"hpcc\"",
             &["switch.load_balancing", "\"hpcc\"", "one path", "\"ecmp\""],

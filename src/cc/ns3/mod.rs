@@ -297,8 +297,8 @@ impl Algorithm for Ns3Kind {
     }
     /// HPCC differences each hop's records ACK to ACK (TIMELY reads only the
     /// timestamps).
-    fn needs_one_path(&self) -> bool {
-        self.algo == Ns3Algo::Hpcc
+    fn needs_one_path(&self) -> Option<&'static str> {
+        (self.algo == Ns3Algo::Hpcc).then_some(crate::cc::hpcc::INT_ACK_TO_ACK)
     }
     fn uses_ecn(&self) -> bool {
         matches!(self.algo, Ns3Algo::Dcqcn | Ns3Algo::Dctcp)

@@ -134,11 +134,13 @@ impl SwitchSection {
         cx: &Ctx,
     ) -> Result<LoadBalancing, InputError> {
         let lb = self.load_balancing.unwrap_or_default();
-        if lb == LoadBalancing::Spray && cc.needs_one_path() {
+        if lb == LoadBalancing::Spray
+            && let Some(why) = cc.needs_one_path()
+        {
             return Err(cx.err(
                 "switch.load_balancing",
                 format!(
-                    "\"spray\" cannot run with cc.algorithm = \"{}\", which differences each hop's INT records ACK to ACK and so needs every packet of a flow on one path; use \"ecmp\"",
+                    "\"spray\" cannot run with cc.algorithm = \"{}\", which {why} and so needs every packet of a flow on one path; use \"ecmp\"",
                     cc.name()
                 ),
             ));

@@ -48,6 +48,9 @@ fn kind_code(k: PacketKind) -> u8 {
         PacketKind::Nack => 2,
         PacketKind::Cnp => 3,
         PacketKind::Pfc => 4,
+        PacketKind::Credit => 5,
+        PacketKind::CreditRequest => 6,
+        PacketKind::CreditStop => 7,
     }
 }
 
@@ -58,6 +61,9 @@ fn kind_of(code: u8) -> PacketKind {
         2 => PacketKind::Nack,
         3 => PacketKind::Cnp,
         4 => PacketKind::Pfc,
+        5 => PacketKind::Credit,
+        6 => PacketKind::CreditRequest,
+        7 => PacketKind::CreditStop,
         c => unreachable!("packet kind {c} from a rank of the same binary"),
     }
 }
