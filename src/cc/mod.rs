@@ -125,6 +125,11 @@ pub(crate) trait CongestionControl {
     fn window(&self) -> Option<u64> {
         None
     }
+    /// The traffic class of the data packet starting at byte `seq`, if the
+    /// controller chooses it (Homa's priorities); `None`: the flow's class.
+    fn data_class(&self, _seq: u64) -> Option<u8> {
+        None
+    }
     /// How the controller classifies the flow's congestion (RCC); for reports.
     fn congestion(&self) -> Congestion {
         Congestion::Unknown

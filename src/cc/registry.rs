@@ -54,6 +54,11 @@ pub(crate) trait Algorithm: Sized {
     fn uses_ecn(&self) -> bool {
         false
     }
+    /// Whether it sends data at several priorities (Homa), so switches serve
+    /// data classes in strict priority when the scenario does not say.
+    fn uses_priorities(&self) -> bool {
+        false
+    }
     /// The ECN marking it is evaluated with, when the scenario does not say.
     fn ecn_defaults(&self) -> EcnDefaults {
         EcnDefaults::DCQCN
@@ -191,6 +196,11 @@ macro_rules! congestion_controls {
             pub(crate) fn uses_ecn(&self) -> bool {
                 registry::each!(CcKind [$($v)*] self, k => k.uses_ecn())
             }
+            /// Whether the algorithm sends data at several priorities (switches
+            /// then default to strict priority among data classes).
+            pub(crate) fn uses_priorities(&self) -> bool {
+                registry::each!(CcKind [$($v)*] self, k => k.uses_priorities())
+            }
             /// Whether a rate change re-spaces the next packet from the last one, when
             /// the scenario does not say (`model.repace_on_rate_change`).
             pub(crate) fn repace_on_rate_change(&self) -> Option<bool> {
@@ -264,6 +274,10 @@ macro_rules! congestion_controls {
             #[inline]
             fn window(&self) -> Option<u64> {
                 registry::each!(Cc [$($v)*] self, c => c.window())
+            }
+            #[inline(always)]
+            fn data_class(&self, seq: u64) -> Option<u8> {
+                registry::each!(Cc [$($v)*] self, c => c.data_class(seq))
             }
             fn congestion(&self) -> Congestion {
                 registry::each!(Cc [$($v)*] self, c => c.congestion())

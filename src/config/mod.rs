@@ -34,6 +34,8 @@ pub struct RunConfig {
     pub flowctl: crate::switch::flowctl::FlowControlConfig,
     pub diag: DiagConfig,
     pub ecn: EcnPlan,
+    /// How switch ports choose among ready data classes (`switch.scheduling`).
+    pub scheduling: crate::switch::Scheduling,
     pub int_on: bool,
     pub nic: NicPlan,
     pub cc: CcKind,

@@ -31,6 +31,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     // After the next-hop order: recomputing the routes would drop static ones.
     f.switch.apply_routes(&mut topo, &cx)?;
     let int_on = f.switch.int_on(&cc);
+    let scheduling = f.switch.scheduling(&cc);
     let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
@@ -61,6 +62,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         flowctl,
         diag,
         ecn,
+        scheduling,
         int_on,
         nic,
         cc,

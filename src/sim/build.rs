@@ -321,6 +321,7 @@ pub(crate) fn switch_config(cfg: &RunConfig, max_rtt: Delta) -> SwitchConfig {
         pint,
         xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
         congested_queue: cfg.diag.congested_queue,
+        scheduling: cfg.scheduling,
     }
 }
 
