@@ -12,8 +12,8 @@
 //! SIGCOMM'15), `hpcc` (HPCC SIGCOMM'19, with its §3.4/§5.4 design variants),
 //! `timely` (TIMELY SIGCOMM'15), `dctcp` (DCTCP SIGCOMM'10), the "+win" variants
 //! (`windowed`, HPCC §5.1), `rcc` (RCC ToN'23, whose receiver side is behind the
-//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20) and the HPCC
-//! ns-3 simulator's (`ns3`).
+//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20), `homa`
+//! (Homa SIGCOMM'18: grants and priorities) and the HPCC ns-3 simulator's (`ns3`).
 //!
 //! Each is registered by one line below ([`registry`]), which makes its variant of
 //! [`CcKind`] and [`Cc`], its names in [`ALGORITHMS`] and its `[cc.<table>]` in
@@ -22,6 +22,7 @@
 
 pub mod dcqcn;
 pub mod dctcp;
+pub mod homa;
 pub mod hpcc;
 pub mod none;
 pub mod ns3;
@@ -71,6 +72,9 @@ pub(crate) struct AckInfo<'a> {
     /// The receiver's last hop ran at `eta` of its rate over the last base RTT
     /// (RCC §III-C; fed back for `rcc-sender`).
     pub rx_busy: bool,
+    /// A Homa GRANT: the message may be sent up to this byte offset, at this
+    /// priority (0 = highest); `None` for every other acknowledgement.
+    pub grant: Option<(u64, u8)>,
 }
 
 impl AckInfo<'_> {
@@ -103,6 +107,8 @@ pub(crate) struct FlowCtx {
     /// Seeds the flow's own random draws (HPCC-PINT's ACK sampling): from the
     /// run's seed and the flow.
     pub seed: u64,
+    /// The message's size in bytes (Homa's unscheduled bytes and priority).
+    pub size: u64,
 }
 
 /// The sender-side congestion-control interface. Hooks default to no-ops.
@@ -121,6 +127,10 @@ pub(crate) trait CongestionControl {
     }
     /// Current pacing rate.
     fn rate(&self) -> Rate;
+    /// The byte offset the flow may send up to (Homa's grants); `None`: no limit.
+    fn send_limit(&self) -> Option<u64> {
+        None
+    }
     /// Current window in bytes of payload in flight; `None` = no window.
     fn window(&self) -> Option<u64> {
         None
@@ -170,6 +180,7 @@ registry::congestion_controls! {
         /// Used by rcc, rcc-sender, rcc-ewa and rcc-pid.
         rcc: rcc::RccConfig,
         swift: swift::SwiftConfig,
+        homa: homa::HomaConfig,
     }
     // `Variant(Kind => per-flow controller) from table`, in the order
     // `cc.algorithm` lists the names (`Kind::NAMES`).
@@ -189,6 +200,8 @@ registry::congestion_controls! {
         /// HPCC-PINT as the HPCC ns-3 simulator runs it (CC_MODE 10).
         HpccPint(ns3::hpcc_pint::HpccPintKind => ns3::hpcc_pint::HpccPint) from ns3,
         Swift(swift::SwiftConfig => swift::Swift) from swift,
+        /// Homa's sender; its receiver is the NIC's (`nic/receiver.rs`, `homa::HomaRx`).
+        Homa(homa::HomaPlan => homa::HomaSender) from homa,
     }
 }
 
@@ -213,6 +226,7 @@ pub(crate) mod test_util {
             hops: 2,
             mtu: 1000,
             seed: 1,
+            size: 0,
         }
     }
 
@@ -231,6 +245,7 @@ pub(crate) mod test_util {
             data_sent_at: sent_at,
             rx_window: None,
             rx_busy: false,
+            grant: None,
         }
     }
 

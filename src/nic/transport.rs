@@ -42,6 +42,11 @@ pub struct Transport {
     pub nack_interval: Delta,
     /// Retransmission timeout (IRN has its own two).
     pub rto: Option<Delta>,
+    /// Keep every packet that arrives out of order, in a bitmap over the whole
+    /// message, without NACKing it (Homa: a message's packets change priority
+    /// and overtake each other by any distance; spraying reorders them too).
+    /// Losses are then recovered by the RTO alone.
+    pub reorder: bool,
 }
 
 /// What the receiver does about one data packet.
@@ -69,9 +74,12 @@ pub struct Segment {
 }
 
 impl Transport {
-    /// IRN's receiver state for a message, when IRN is on (`cap`: its BDP cap
-    /// in packets).
-    pub fn new_receiver(&self, cap: Option<u32>) -> Option<IrnReceiver> {
+    /// IRN's receiver state for a `size`-byte message, when IRN is on (`cap`:
+    /// its BDP cap in packets) or the receiver keeps reordered packets.
+    pub fn new_receiver(&self, cap: Option<u32>, size: u64) -> Option<IrnReceiver> {
+        if self.reorder {
+            return Some(IrnReceiver::new(size.div_ceil(self.mtu) as u32));
+        }
         match (&self.recovery, cap) {
             (LossRecovery::Irn(_), Some(cap)) => Some(IrnReceiver::new(cap)),
             _ => None,
@@ -134,9 +142,10 @@ impl Transport {
                     out.in_order = true;
                 } else if seq > rx.expected {
                     if let Some(irn) = rx.irn.as_mut() {
-                        // IRN: keep it and NACK every out-of-order packet (a one-block SACK).
+                        // IRN: keep it and NACK every out-of-order packet (a
+                        // one-block SACK); with `reorder`, keep it silently.
                         irn.ooo.set(seq / self.mtu);
-                        out.nack = true;
+                        out.nack = !self.reorder;
                         out.sack = seq / self.mtu;
                     } else {
                         if self.recovery == LossRecovery::GoBack0 {

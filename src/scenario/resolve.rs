@@ -32,7 +32,8 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     f.switch.apply_routes(&mut topo, &cx)?;
     let int_on = f.switch.int_on(&cc);
     let scheduling = f.switch.scheduling(&cc);
-    let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
+    let timeout_off = !cc.default_rto();
+    let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), timeout_off, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
     let diag = diagnostics::resolve(&f.diagnostics, &cx)?;

@@ -380,6 +380,7 @@ pub(crate) mod test_util {
             hops: 2,
             mtu: 1000,
             seed: 7,
+            size: 0,
         }
     }
 
@@ -396,6 +397,7 @@ pub(crate) mod test_util {
             data_sent_at: SimTime::ZERO,
             rx_window: None,
             rx_busy: false,
+            grant: None,
         }
     }
 }
