@@ -9,6 +9,7 @@ mod determinism;
 mod flow_control;
 mod generated_topologies;
 mod hardening;
+mod homa;
 mod hpcc_design_choices;
 mod hpcc_incast;
 mod huge_pages;
