@@ -286,7 +286,9 @@ mod tests {
         assert_eq!(table_of("rcc-ewa"), Some("rcc"));
         assert_eq!(table_of("hpcc-ns3"), Some("ns3"));
         assert_eq!(table_of("hpcc-pint"), Some("ns3"));
-        let tables = ["dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc", "swift"];
+        let tables = [
+            "dcqcn", "hpcc", "ns3", "timely", "dctcp", "rcc", "swift", "homa",
+        ];
         assert_eq!(
             tables.map(readers_of),
             [
@@ -296,7 +298,8 @@ mod tests {
                 "timely and timely+win",
                 "dctcp",
                 "rcc, rcc-sender, rcc-ewa and rcc-pid",
-                "swift"
+                "swift",
+                "homa"
             ]
         );
     }
@@ -350,6 +353,12 @@ mod tests {
         );
         assert_eq!(d.scale_from, Some(Rate::from_gbps(10)));
         assert_eq!(those(|k| k.ecn_defaults() != EcnDefaults::DCQCN), ["dctcp"]);
+    }
+
+    #[test]
+    fn only_homa_sends_at_several_priorities_and_does_without_a_timeout() {
+        assert_eq!(those(|k| k.uses_priorities()), ["homa"]);
+        assert_eq!(those(|k| !k.default_rto()), ["homa"]);
     }
 
     #[test]

@@ -191,19 +191,13 @@ impl Nic {
         let mut grants = Vec::new();
         self.homa.grants(plan, mtu, &mut grants);
         for g in &grants {
-            let (f, spec) = (&env.flows[g.fid.idx()], &env.specs[g.fid.idx()]);
-            let id = ctx.pool.alloc_blank(PacketKind::Ack);
+            let wire = env.cfg.model.sizes.ack_wire(0);
+            let id = reverse_packet(ctx, env, g.fid, PacketKind::Ack, wire);
             let p = ctx.pool.get_mut(id);
-            p.flow = g.fid;
-            p.src = spec.dst;
-            p.dst = spec.src;
-            p.sport = spec.dport;
-            p.dport = f.sport;
             p.sent_at = ctx.now;
             p.window = g.offset;
             p.aux = g.prio as u32;
             p.set_flag(flag::GRANT, true);
-            p.wire = env.cfg.model.sizes.ack_wire(0);
             self.undefer(ctx);
             self.ctrl.push(ctx.pool, id);
         }
@@ -284,15 +278,7 @@ impl Nic {
 
     /// Queues a CNP from flow `fid`'s receiver (here) back to its sender.
     fn send_cnp(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId) {
-        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-        let cid = ctx.pool.alloc_blank(PacketKind::Cnp);
-        let cnp = ctx.pool.get_mut(cid);
-        cnp.flow = fid;
-        cnp.src = spec.dst;
-        cnp.dst = spec.src;
-        cnp.sport = spec.dport;
-        cnp.dport = f.sport;
-        cnp.wire = env.cfg.model.sizes.cnp;
+        let cid = reverse_packet(ctx, env, fid, PacketKind::Cnp, env.cfg.model.sizes.cnp);
         self.undefer(ctx);
         self.ctrl.push(ctx.pool, cid);
         ctx.stats.cnps_sent += 1;
@@ -312,4 +298,25 @@ impl Nic {
         self.close_if_at_rest(env, flow, ctx.now);
         self.kick(ctx, env);
     }
+}
+
+/// A new `wire`-byte packet of `kind` from flow `fid`'s receiver back to its
+/// sender (a CNP, a Homa grant), not yet queued.
+fn reverse_packet(
+    ctx: &mut Ctx,
+    env: NicEnv,
+    fid: FlowId,
+    kind: PacketKind,
+    wire: u32,
+) -> PacketId {
+    let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
+    let id = ctx.pool.alloc_blank(kind);
+    let p = ctx.pool.get_mut(id);
+    p.flow = fid;
+    p.src = spec.dst;
+    p.dst = spec.src;
+    p.sport = spec.dport;
+    p.dport = f.sport;
+    p.wire = wire;
+    id
 }
