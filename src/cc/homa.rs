@@ -52,8 +52,9 @@ pub struct HomaConfig {
     /// HomaSimulation: 10000 B at 10 Gbps.
     pub rtt_bytes: Option<Bytes>,
     /// Senders a receiver grants at once (the overcommitment degree).
-    /// HomaSimulation: 7 for the Hadoop, CacheFollower and DCTCP workloads.
-    pub overcommit: u32,
+    /// Omitted: HomaSimulation's value for the scenario's workload
+    /// ([`overcommit_for`]), 7 for any other.
+    pub overcommit: Option<u32>,
     /// Priority levels used, 2..=7 (switch data classes 1..=7).
     pub priorities: u32,
     /// Levels for scheduled packets (the lowest ones). Omitted:
@@ -65,7 +66,7 @@ impl Default for HomaConfig {
     fn default() -> Self {
         HomaConfig {
             rtt_bytes: None,
-            overcommit: 7,
+            overcommit: None,
             priorities: MAX_PRIORITIES,
             sched_priorities: None,
         }
@@ -78,7 +79,7 @@ impl HomaConfig {
         if self.rtt_bytes.is_some_and(|b| b.0 == 0) {
             return bad("rtt_bytes", "must be > 0, e.g. \"10KB\"".into());
         }
-        if self.overcommit == 0 {
+        if self.overcommit == Some(0) {
             return bad("overcommit", "must be >= 1 sender, e.g. 7".into());
         }
         if !(2..=MAX_PRIORITIES).contains(&self.priorities) {
@@ -103,6 +104,8 @@ impl HomaConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HomaPlan {
     pub cfg: HomaConfig,
+    /// Senders granted at once (resolved `overcommit`).
+    pub overcommit: u32,
     /// Scheduled levels.
     pub sched: u32,
     /// Ascending message sizes: a message larger than `k` of them gets
@@ -135,6 +138,19 @@ impl HomaPlan {
         let p = self.cfg.priorities as usize;
         let base = p - granted.min(self.sched as usize);
         (base + rank).min(p - 1) as u8
+    }
+
+    /// Takes the overcommitment (and the scheduled levels that follow from
+    /// it) from the workload's size distributions, `cdfs` as the scenario names
+    /// them, unless the table sets them: the largest HomaSimulation value among
+    /// them ([`overcommit_for`]).
+    pub fn fit_workload(&mut self, cdfs: &[&str]) {
+        if self.cfg.overcommit.is_some() {
+            return;
+        }
+        self.overcommit = cdfs.iter().map(|c| overcommit_for(c)).max().unwrap_or(7);
+        self.sched =
+            (self.cfg.sched_priorities).unwrap_or(self.overcommit.min(self.cfg.priorities - 1));
     }
 
     /// Sets the cutoffs from the run's messages, `(size, unscheduled bytes)`.
@@ -178,6 +194,20 @@ pub fn unsched_cutoffs(levels: u32, msgs: impl Iterator<Item = (u64, u64)>) -> V
     cut
 }
 
+/// HomaSimulation's `numSendersToKeepGranted` for the workload of a
+/// built-in distribution (comparators.md §2 (c)): KeyValue (W1) 1,
+/// GoogleSearchRpc (W2) 3, GoogleAllRpc (W3) 4, WebServer 6, Hadoop (W4),
+/// CacheFollower and DCTCP (W5) 7; 7 for any other.
+pub fn overcommit_for(cdf: &str) -> u32 {
+    match cdf {
+        "homa-w1" => 1,
+        "homa-w2" => 3,
+        "homa-w3" => 4,
+        "fb-webserver" => 6,
+        _ => 7,
+    }
+}
+
 /// Homa priority level `prio` (0 highest) as a switch class (1 highest data class).
 #[inline]
 pub fn class_of(prio: u8) -> u8 {
@@ -190,11 +220,13 @@ impl Algorithm for HomaPlan {
     const NAMES: &'static [&'static str] = &["homa"];
     fn resolve(_: &str, table: &HomaConfig) -> Result<Self, ParamError> {
         table.validate()?;
+        let overcommit = table.overcommit.unwrap_or(7);
         let sched = table
             .sched_priorities
-            .unwrap_or(table.overcommit.min(table.priorities - 1));
+            .unwrap_or(overcommit.min(table.priorities - 1));
         Ok(HomaPlan {
             cfg: table.clone(),
+            overcommit,
             sched,
             cutoffs: Vec::new(),
         })
@@ -349,9 +381,9 @@ impl HomaRx {
             let m = &self.msgs[i];
             (m.size - m.granted, m.size, m.order)
         });
-        let mut chosen: Vec<usize> = Vec::with_capacity(plan.cfg.overcommit as usize);
+        let mut chosen: Vec<usize> = Vec::with_capacity(plan.overcommit as usize);
         for i in cand {
-            if chosen.len() == plan.cfg.overcommit as usize {
+            if chosen.len() == plan.overcommit as usize {
                 break;
             }
             if chosen

@@ -2,7 +2,7 @@ use super::*;
 
 fn plan(overcommit: u32) -> HomaPlan {
     let cfg = HomaConfig {
-        overcommit,
+        overcommit: Some(overcommit),
         ..HomaConfig::default()
     };
     HomaPlan::resolve("homa", &cfg).unwrap()
@@ -161,7 +161,7 @@ fn bad_parameters_name_their_field() {
         f(&mut c);
         HomaPlan::resolve("homa", &c).unwrap_err().0
     };
-    assert_eq!(bad(|c| c.overcommit = 0), "overcommit");
+    assert_eq!(bad(|c| c.overcommit = Some(0)), "overcommit");
     assert_eq!(bad(|c| c.priorities = 8), "priorities");
     assert_eq!(bad(|c| c.sched_priorities = Some(7)), "sched_priorities");
     assert_eq!(bad(|c| c.rtt_bytes = Some(Bytes(0))), "rtt_bytes");
@@ -218,4 +218,18 @@ fn whatever_order_packets_arrive_in_no_message_has_more_than_rtt_bytes_granted_a
     }
     assert_eq!(done, sizes.iter().sum::<u64>(), "every byte arrives");
     assert_eq!(rx.active(), 0);
+}
+
+#[test]
+fn the_overcommitment_follows_the_workload_unless_given() {
+    let mut p = HomaPlan::resolve("homa", &HomaConfig::default()).unwrap();
+    p.fit_workload(&["homa-w1"]);
+    assert_eq!((p.overcommit, p.sched, p.unsched_levels()), (1, 1, 6));
+    p.fit_workload(&["homa-w3", "fb-webserver"]);
+    assert_eq!((p.overcommit, p.sched), (6, 6));
+    p.fit_workload(&[]);
+    assert_eq!((p.overcommit, p.sched), (7, 6));
+    let mut p = plan(2);
+    p.fit_workload(&["homa-w1"]);
+    assert_eq!(p.overcommit, 2, "given: kept");
 }

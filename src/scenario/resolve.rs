@@ -21,7 +21,11 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         check_name(name).map_err(|msg| cx.err("name", msg))?;
     }
     let mut topo = topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
-    let cc = cc::resolve(&f.cc, &cx)?;
+    let mut cc = cc::resolve(&f.cc, &cx)?;
+    if let crate::cc::CcKind::Homa(plan) = &mut cc {
+        // Homa's overcommitment, unless given, follows the workload.
+        plan.fit_workload(&f.workload.cdf_names());
+    }
     let mut model = model::resolve(&f.packet, &f.model, f.profile, &cc, &cx)?;
     model.cnp = nic::cnp_mode(&f.nic, model.cnp);
     if model.ecmp_hash == EcmpHash::Ns3Murmur {
