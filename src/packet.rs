@@ -134,6 +134,8 @@ pub mod flag {
     pub const RETX: u8 = 1 << 5;
     /// ACK: the receiver's last hop is busy (RCC §III-C, fed back for rcc-sender).
     pub const RX_BUSY: u8 = 1 << 6;
+    /// ACK: a Homa GRANT (`window`: the offset granted, `aux`: the priority).
+    pub const GRANT: u8 = 1 << 7;
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);

@@ -197,6 +197,7 @@ mod tests {
             data_sent_at: SimTime::ZERO,
             rx_window: None,
             rx_busy: false,
+            grant: None,
         }
     }
 

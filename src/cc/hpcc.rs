@@ -336,6 +336,7 @@ mod tests {
             data_sent_at: SimTime::ZERO,
             rx_window: None,
             rx_busy: false,
+            grant: None,
         }
     }
 

@@ -12,9 +12,10 @@
 //! SIGCOMM'15), `hpcc` (HPCC SIGCOMM'19, with its §3.4/§5.4 design variants),
 //! `timely` (TIMELY SIGCOMM'15), `dctcp` (DCTCP SIGCOMM'10), the "+win" variants
 //! (`windowed`, HPCC §5.1), `rcc` (RCC ToN'23, whose receiver side is behind the
-//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20), the HPCC
-//! ns-3 simulator's (`ns3`) and ExpressPass (`xpass`, SIGCOMM'17: credits from
-//! the receiver, shaped by switches).
+//! [`receiver::ReceiverControl`] trait), `swift` (Swift SIGCOMM'20), `homa`
+//! (Homa SIGCOMM'18: grants and priorities), the HPCC ns-3 simulator's (`ns3`)
+//! and ExpressPass (`xpass`, SIGCOMM'17: credits from the receiver, shaped by
+//! switches).
 //!
 //! Each is registered by one line below ([`registry`]), which makes its variant of
 //! [`CcKind`] and [`Cc`], its names in [`ALGORITHMS`] and its `[cc.<table>]` in
@@ -23,6 +24,7 @@
 
 pub mod dcqcn;
 pub mod dctcp;
+pub mod homa;
 pub mod hpcc;
 pub mod none;
 pub mod ns3;
@@ -73,6 +75,9 @@ pub(crate) struct AckInfo<'a> {
     /// The receiver's last hop ran at `eta` of its rate over the last base RTT
     /// (RCC §III-C; fed back for `rcc-sender`).
     pub rx_busy: bool,
+    /// A Homa GRANT: the message may be sent up to this byte offset, at this
+    /// priority (0 = highest); `None` for every other acknowledgement.
+    pub grant: Option<(u64, u8)>,
 }
 
 impl AckInfo<'_> {
@@ -105,6 +110,8 @@ pub(crate) struct FlowCtx {
     /// Seeds the flow's own random draws (HPCC-PINT's ACK sampling): from the
     /// run's seed and the flow.
     pub seed: u64,
+    /// The message's size in bytes (Homa's unscheduled bytes and priority).
+    pub size: u64,
 }
 
 /// The sender-side congestion-control interface. Hooks default to no-ops.
@@ -123,8 +130,17 @@ pub(crate) trait CongestionControl {
     }
     /// Current pacing rate.
     fn rate(&self) -> Rate;
+    /// The byte offset the flow may send up to (Homa's grants); `None`: no limit.
+    fn send_limit(&self) -> Option<u64> {
+        None
+    }
     /// Current window in bytes of payload in flight; `None` = no window.
     fn window(&self) -> Option<u64> {
+        None
+    }
+    /// The traffic class of the data packet starting at byte `seq`, if the
+    /// controller chooses it (Homa's priorities); `None`: the flow's class.
+    fn data_class(&self, _seq: u64) -> Option<u8> {
         None
     }
     /// How the controller classifies the flow's congestion (RCC); for reports.
@@ -168,6 +184,7 @@ registry::congestion_controls! {
         rcc: rcc::RccConfig,
         swift: swift::SwiftConfig,
         expresspass: xpass::XpassConfig,
+        homa: homa::HomaConfig,
     }
     // `Variant(Kind => per-flow controller) from table`, in the order
     // `cc.algorithm` lists the names (`Kind::NAMES`).
@@ -189,6 +206,8 @@ registry::congestion_controls! {
         Swift(swift::SwiftConfig => swift::Swift) from swift,
         /// ExpressPass (SIGCOMM'17): receiver credits, switch credit shaping.
         ExpressPass(xpass::XpassConfig => xpass::XpassSender) from expresspass,
+        /// Homa's sender; its receiver is the NIC's (`nic/receiver.rs`, `homa::HomaRx`).
+        Homa(homa::HomaPlan => homa::HomaSender) from homa,
     }
 }
 
@@ -213,6 +232,7 @@ pub(crate) mod test_util {
             hops: 2,
             mtu: 1000,
             seed: 1,
+            size: 0,
         }
     }
 
@@ -231,6 +251,7 @@ pub(crate) mod test_util {
             data_sent_at: sent_at,
             rx_window: None,
             rx_busy: false,
+            grant: None,
         }
     }
 
@@ -281,6 +302,7 @@ mod tests {
             "rcc",
             "swift",
             "expresspass",
+            "homa",
         ];
         assert_eq!(
             tables.map(readers_of),
@@ -292,7 +314,8 @@ mod tests {
                 "dctcp",
                 "rcc, rcc-sender, rcc-ewa and rcc-pid",
                 "swift",
-                "expresspass"
+                "expresspass",
+                "homa"
             ]
         );
     }
@@ -346,6 +369,12 @@ mod tests {
         );
         assert_eq!(d.scale_from, Some(Rate::from_gbps(10)));
         assert_eq!(those(|k| k.ecn_defaults() != EcnDefaults::DCQCN), ["dctcp"]);
+    }
+
+    #[test]
+    fn only_homa_sends_at_several_priorities_and_does_without_a_timeout() {
+        assert_eq!(those(|k| k.uses_priorities()), ["homa"]);
+        assert_eq!(those(|k| !k.default_rto()), ["homa"]);
     }
 
     #[test]

@@ -161,6 +161,7 @@ impl Harness {
                     data_sent_at: sent_at,
                     rx_window: fb.map(|f| f.window).filter(|&w| w > 0),
                     rx_busy: fb.is_some_and(|f| f.busy),
+                    grant: None,
                 });
             }
             Op::Cnp => self.cc.on_cnp(self.now),

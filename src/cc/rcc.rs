@@ -680,6 +680,7 @@ mod tests {
             data_sent_at: us(1),
             rx_window: Some(31_250),
             rx_busy: true,
+            grant: None,
         };
         s.on_ack(&ack);
         assert_eq!(s.window(), Some(31_250));

@@ -62,6 +62,16 @@ pub(crate) trait Algorithm: Sized {
     fn uses_ecn(&self) -> bool {
         false
     }
+    /// Whether it sends data at several priorities (Homa), so switches serve
+    /// data classes in strict priority when the scenario does not say.
+    fn uses_priorities(&self) -> bool {
+        false
+    }
+    /// Whether the NIC's retransmission timeout is on when the scenario does
+    /// not set `nic.rto`.
+    fn default_rto(&self) -> bool {
+        true
+    }
     /// The ECN marking it is evaluated with, when the scenario does not say.
     fn ecn_defaults(&self) -> EcnDefaults {
         EcnDefaults::DCQCN
@@ -204,6 +214,16 @@ macro_rules! congestion_controls {
             pub(crate) fn uses_ecn(&self) -> bool {
                 registry::each!(CcKind [$($v)*] self, k => k.uses_ecn())
             }
+            /// Whether the algorithm sends data at several priorities (switches
+            /// then default to strict priority among data classes).
+            pub(crate) fn uses_priorities(&self) -> bool {
+                registry::each!(CcKind [$($v)*] self, k => k.uses_priorities())
+            }
+            /// Whether the NIC's retransmission timeout is on when the scenario
+            /// does not set `nic.rto`.
+            pub(crate) fn default_rto(&self) -> bool {
+                registry::each!(CcKind [$($v)*] self, k => k.default_rto())
+            }
             /// Whether a rate change re-spaces the next packet from the last one, when
             /// the scenario does not say (`model.repace_on_rate_change`).
             pub(crate) fn repace_on_rate_change(&self) -> Option<bool> {
@@ -277,6 +297,14 @@ macro_rules! congestion_controls {
             #[inline]
             fn window(&self) -> Option<u64> {
                 registry::each!(Cc [$($v)*] self, c => c.window())
+            }
+            #[inline(always)]
+            fn send_limit(&self) -> Option<u64> {
+                registry::each!(Cc [$($v)*] self, c => c.send_limit())
+            }
+            #[inline(always)]
+            fn data_class(&self, seq: u64) -> Option<u8> {
+                registry::each!(Cc [$($v)*] self, c => c.data_class(seq))
             }
             fn congestion(&self) -> Congestion {
                 registry::each!(Cc [$($v)*] self, c => c.congestion())

@@ -35,6 +35,8 @@ pub struct RunConfig {
     pub flowctl: crate::switch::flowctl::FlowControlConfig,
     pub diag: DiagConfig,
     pub ecn: EcnPlan,
+    /// How switch ports choose among ready data classes (`switch.scheduling`).
+    pub scheduling: crate::switch::Scheduling,
     pub int_on: bool,
     /// Per flow (ECMP) or per packet (spraying) among equal-cost next hops.
     pub load_balancing: LoadBalancing,

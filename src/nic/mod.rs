@@ -104,6 +104,9 @@ pub struct NicConfig {
     pub hold_back_looks: bool,
     /// The run's seed, from which each flow's controller seeds its own draws.
     pub seed: u64,
+    /// Send the ready message with the fewest bytes left first (Homa's SRBF)
+    /// instead of round robin.
+    pub sender_srbf: bool,
 }
 
 impl NicConfig {
@@ -128,10 +131,12 @@ impl NicConfig {
             recovery: plan.loss_recovery.clone(),
             nack_interval: plan.nack_interval,
             rto: plan.rto,
+            reorder: matches!(cc, CcKind::Homa(_)),
         };
         NicConfig {
             mtu_wire: model.sizes.data_wire(plan.mtu, int_on),
             receiver: cc.receiver(),
+            sender_srbf: matches!(cc, CcKind::Homa(_)),
             plan,
             transport,
             model,
@@ -174,6 +179,8 @@ pub struct Nic {
     pub rng: ChaCha8Rng,
     /// Receiver-side congestion-control state (RCC's N and B_R).
     pub rx: crate::cc::rx_nic::RxNicState,
+    /// Homa's receiver: inbound messages and their grants (Homa only).
+    pub homa: crate::cc::homa::HomaRx,
     /// The one pending wake-up of the ns-3 NIC scheduler (`m_nextSend`),
     /// `SimTime::MAX` when none is pending. Unused by the eager scheduler.
     pub wake_at: SimTime,
@@ -221,6 +228,7 @@ impl Nic {
             rr: 0,
             rng: rngs.0,
             rx: crate::cc::rx_nic::RxNicState::new(rngs.1),
+            homa: Default::default(),
             wake_at: SimTime::MAX,
             deferred: None,
             send: (0..n_send).map(|_| None).collect(),
@@ -362,6 +370,7 @@ impl Nic {
             hops: f.hops.into(),
             mtu: cfg.plan.mtu,
             seed: crate::workload::derive_seed(cfg.seed, "cc", fid.idx()),
+            size: env.specs[fid.idx()].size,
         }
     }
 }

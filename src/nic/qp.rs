@@ -84,10 +84,25 @@ impl SendQp {
         }
     }
 
+    /// The class of the next new data packet: the controller's choice (Homa's
+    /// priorities) or the flow's class.
+    #[inline(always)]
+    pub fn next_class(&self, flow_class: u8) -> u8 {
+        use crate::cc::CongestionControl;
+        self.cc.data_class(self.snd_nxt).unwrap_or(flow_class)
+    }
+
+    /// Payload bytes not yet sent (the sender's SRBF order, Homa).
+    #[inline]
+    pub fn bytes_left(&self) -> u64 {
+        self.size - self.snd_nxt.min(self.size)
+    }
+
     #[inline]
     fn cc_window_open(&self) -> bool {
         use crate::cc::CongestionControl;
         self.cc.window().is_none_or(|w| self.in_flight() < w)
+            && self.cc.send_limit().is_none_or(|l| self.snd_nxt < l)
     }
 }
 

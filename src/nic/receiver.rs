@@ -12,6 +12,8 @@
 
 use super::qp::RecvQp;
 use super::{Nic, NicEnv};
+use crate::cc::CcKind;
+use crate::cc::homa::{HomaArrival, HomaPlan};
 use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::ids::FlowId;
 use crate::node::{Ctx, Event};
@@ -41,9 +43,18 @@ impl Nic {
         let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
         let slot = f.recv_slot.idx();
         self.close_lingering(env, now);
+        if let CcKind::Homa(plan) = &cfg.cc {
+            let done = match self.recv[slot].as_deref() {
+                Some(rx) => rx.delivered >= spec.size,
+                None => self.is_closed(slot),
+            };
+            if !done {
+                self.homa_data(ctx, env, plan, fid, seq, payload);
+            }
+        }
         let rx = self.open_rqp(slot, spec.size);
         if rx.irn.is_none() && rx.expected == 0 && rx.delivered == 0 {
-            rx.irn = cfg.transport.new_receiver(f.irn_cap);
+            rx.irn = cfg.transport.new_receiver(f.irn_cap, spec.size);
         }
         let mut send_ack = false;
         let mut cnp_flag = false;
@@ -153,6 +164,49 @@ impl Nic {
         self.undefer(ctx);
         self.ctrl.push(ctx.pool, id);
         self.kick(ctx, env);
+    }
+
+    /// Homa's receiver (`cc::homa`): counts the packet and sends the grants
+    /// that are due, in the control class, ahead of the packet's own ACK.
+    fn homa_data(
+        &mut self,
+        ctx: &mut Ctx,
+        env: NicEnv,
+        plan: &HomaPlan,
+        fid: FlowId,
+        seq: u64,
+        payload: u64,
+    ) {
+        let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
+        let mtu = env.cfg.transport.mtu;
+        let arrival = HomaArrival {
+            fid,
+            sender: spec.src,
+            size: spec.size,
+            seq,
+            payload,
+            mtu,
+            rtt_bytes: plan.rtt_bytes(f.pair_bdp, mtu),
+        };
+        if !self.homa.on_data(&arrival) {
+            return;
+        }
+        let mut grants = Vec::new();
+        self.homa.grants(plan, mtu, &mut grants);
+        for g in &grants {
+            let wire = env.cfg.model.sizes.ack_wire(0);
+            let id = Self::flow_packet(ctx, env, g.fid, PacketKind::Ack, true, wire);
+            let p = ctx.pool.get_mut(id);
+            p.sent_at = ctx.now;
+            p.window = g.offset;
+            p.aux = g.prio as u32;
+            p.set_flag(flag::GRANT, true);
+            self.undefer(ctx);
+            self.ctrl.push(ctx.pool, id);
+        }
+        if !grants.is_empty() {
+            self.kick(ctx, env);
+        }
     }
 
     /// The receiving queue pair in `slot` (of a `size`-byte message): made on

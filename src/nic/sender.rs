@@ -61,6 +61,7 @@ impl Nic {
         let pkt = ctx.pool.get(id);
         let fid = pkt.flow;
         let (ece, rx_busy) = (pkt.has(flag::ECE), pkt.has(flag::RX_BUSY));
+        let grant = pkt.has(flag::GRANT).then_some((pkt.window, pkt.aux as u8));
         let (seq, is_nack, cnp_flag, sent_at, window, sack) = (
             pkt.seq,
             pkt.kind == PacketKind::Nack,
@@ -97,8 +98,9 @@ impl Nic {
             int: &ctx.pool.int(id)[..n],
             pint,
             data_sent_at: sent_at,
-            rx_window: (window > 0).then_some(window),
+            rx_window: (window > 0 && grant.is_none()).then_some(window),
             rx_busy,
+            grant,
         });
         ctx.pool.free(id);
         if qp.snd_una >= qp.size {

@@ -42,6 +42,11 @@ pub struct Transport {
     pub nack_interval: Delta,
     /// Retransmission timeout (IRN has its own two).
     pub rto: Option<Delta>,
+    /// Keep every packet that arrives out of order, in a bitmap over the whole
+    /// message, without NACKing it (Homa: a message's packets change priority
+    /// and overtake each other by any distance; spraying reorders them too).
+    /// Losses are then recovered by the RTO alone.
+    pub reorder: bool,
 }
 
 /// What the receiver does about one data packet.
@@ -69,9 +74,14 @@ pub struct Segment {
 }
 
 impl Transport {
-    /// The out-of-order store of a message's receiver, when the loss recovery
-    /// keeps out-of-order packets (IRN; `cap`: its BDP cap in packets).
-    pub fn new_receiver(&self, cap: Option<u32>) -> Option<IrnReceiver> {
+    /// The out-of-order store of a `size`-byte message's receiver: the whole
+    /// message when the receiver keeps reordered packets silently (Homa), else
+    /// when the loss recovery keeps out-of-order packets (IRN; `cap`: its BDP
+    /// cap in packets).
+    pub fn new_receiver(&self, cap: Option<u32>, size: u64) -> Option<IrnReceiver> {
+        if self.reorder {
+            return Some(IrnReceiver::new(size.div_ceil(self.mtu) as u32));
+        }
         match cap {
             Some(cap) if self.recovery.accepts_reordering() => Some(IrnReceiver::new(cap)),
             _ => None,
@@ -134,9 +144,10 @@ impl Transport {
                     out.in_order = true;
                 } else if seq > rx.expected {
                     if let Some(irn) = rx.irn.as_mut() {
-                        // IRN: keep it and NACK every out-of-order packet (a one-block SACK).
+                        // IRN: keep it and NACK every out-of-order packet (a
+                        // one-block SACK); with `reorder`, keep it silently.
                         irn.ooo.set(seq / self.mtu);
-                        out.nack = true;
+                        out.nack = !self.reorder;
                         out.sack = seq / self.mtu;
                     } else {
                         if self.recovery == LossRecovery::GoBack0 {

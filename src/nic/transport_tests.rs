@@ -14,6 +14,7 @@ fn transport(ack: AckRule, recovery: LossRecovery) -> Transport {
         recovery,
         nack_interval: Delta::from_us(500),
         rto: Some(Delta::from_ms(1)),
+        reorder: false,
     }
 }
 
@@ -40,6 +41,7 @@ fn sender(size: u64) -> SendQp {
         hops: 2,
         mtu: MTU as u32,
         seed: 1,
+        size: 0,
     };
     SendQp::new(
         size,
@@ -196,7 +198,7 @@ fn irn() -> Transport {
 fn irn_keeps_out_of_order_packets_nacks_each_with_its_sack_and_delivers_them_when_the_hole_fills() {
     let t = irn();
     let mut rx = RecvQp {
-        irn: t.new_receiver(Some(64)),
+        irn: t.new_receiver(Some(64), 0),
         ..RecvQp::default()
     };
     let size = 5 * MTU;
@@ -301,4 +303,26 @@ fn ns3_drops_duplicates_without_an_ack() {
     receive(&t, &mut rx, 0, 4 * MTU, us(0));
     let dup = receive(&t, &mut rx, 0, 4 * MTU, us(1));
     assert_eq!(dup, RxOutcome::default());
+}
+
+#[test]
+fn with_reorder_a_receiver_keeps_overtaking_packets_silently_and_delivers_them_when_the_hole_fills()
+{
+    let t = Transport {
+        reorder: true,
+        ..transport(every(1), LossRecovery::GoBackN)
+    };
+    let mut rx = RecvQp {
+        irn: t.new_receiver(None, 4 * MTU),
+        ..RecvQp::default()
+    };
+    // Packets 2 and 1 overtake packet 0 (a higher priority, another path).
+    for k in [2, 1] {
+        let out = t.receive(&mut rx, k * MTU, MTU, 4 * MTU, us(0));
+        assert!(!out.nack && !out.ack && out.fresh == 0, "{k}: {out:?}");
+    }
+    let out = t.receive(&mut rx, 0, MTU, 4 * MTU, us(1));
+    assert_eq!((out.ack, out.fresh, rx.expected), (true, 3 * MTU, 3 * MTU));
+    let out = t.receive(&mut rx, 3 * MTU, MTU, 4 * MTU, us(2));
+    assert_eq!((out.fresh, rx.finished_at), (MTU, Some(us(2))));
 }

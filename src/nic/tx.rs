@@ -91,14 +91,18 @@ impl Nic {
         let n = self.active.len();
         // `rr` < n whenever there are flows (`complete` keeps it so): no division.
         debug_assert!(n == 0 || self.rr < n);
-        let mut i = self.rr;
+        let mut i = match cfg.sender_srbf {
+            true => self.shortest_ready(now, mtu).unwrap_or(self.rr),
+            false => self.rr,
+        };
         for _ in 0..n {
             let a = self.active[i];
             i = if i + 1 == n { 0 } else { i + 1 };
             let qp = self.send[a.slot.idx()]
                 .as_deref_mut()
                 .expect("active flows have a sender");
-            if self.eg.is_paused(a.class) || qp.next_avail > now || !qp.sendable(mtu) {
+            if self.eg.is_paused(qp.next_class(a.class)) || qp.next_avail > now || !qp.sendable(mtu)
+            {
                 continue;
             }
             self.rr = i;
@@ -117,7 +121,7 @@ impl Nic {
             let end = seg.seq + seg.payload as u64;
             let id = ctx.pool.alloc_blank(PacketKind::Data);
             let pkt = ctx.pool.get_mut(id);
-            pkt.class = spec.class;
+            pkt.class = qp.cc.data_class(seg.seq).unwrap_or(spec.class);
             pkt.flow = fid;
             pkt.src = spec.src;
             pkt.dst = spec.dst;
@@ -143,6 +147,20 @@ impl Nic {
             return;
         }
         self.after_look(ctx, env, false);
+    }
+
+    /// The index in `active` of the ready queue pair with the fewest bytes
+    /// left to send (earliest started on a tie): Homa's SRBF sender
+    /// (HomaSimulation `senderScheme`, comparators.md §2 (b) 4).
+    fn shortest_ready(&self, now: SimTime, mtu: u64) -> Option<usize> {
+        let ready = self.active.iter().enumerate().filter_map(|(i, a)| {
+            let qp = self.send[a.slot.idx()].as_deref()?;
+            let ok = !self.eg.is_paused(qp.next_class(a.class))
+                && qp.next_avail <= now
+                && qp.sendable(mtu);
+            ok.then_some((qp.bytes_left(), i))
+        });
+        ready.min().map(|(_, i)| i)
     }
 
     #[inline(always)]
@@ -259,7 +277,7 @@ impl Nic {
                 let qp = self.send[a.slot.idx()]
                     .as_deref()
                     .expect("active flows have a sender");
-                if self.eg.is_paused(a.class) || !qp.sendable(mtu) {
+                if self.eg.is_paused(qp.next_class(a.class)) || !qp.sendable(mtu) {
                     continue;
                 }
                 next = next.min(qp.next_avail.max(free_at));

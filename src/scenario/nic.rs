@@ -97,11 +97,13 @@ struct IrnSection {
     bdp_cap: Option<u32>,
 }
 
-/// Every NIC's settings; `lossless` (PFC on) sets the default timeout.
+/// Every NIC's settings; `lossless` (PFC on) sets the default timeout, which
+/// is off when the congestion control does without one (`timeout_off`: Homa).
 pub(super) fn resolve(
     n: &NicSection,
     profile: Profile,
     lossless: bool,
+    timeout_off: bool,
     cx: &Ctx,
 ) -> Result<NicPlan, InputError> {
     let ns3 = profile == Profile::Ns3Hpcc;
@@ -126,7 +128,11 @@ pub(super) fn resolve(
         Delta::from_ms(1)
     };
     // The ns-3 simulator has no retransmission timeout at all (§5).
-    let rto = n.rto.unwrap_or(if ns3 { Delta::ZERO } else { default_rto });
+    let rto = n.rto.unwrap_or(if ns3 || timeout_off {
+        Delta::ZERO
+    } else {
+        default_rto
+    });
     // ns-3: ACKs always ride in the data packet's class at switches
     // (hpcc-ns3-model.md §3 "Queue choice"); ACK_HIGH_PRIO only picks the class
     // whose PAUSE stops the host's ACK queue (§4), which is `ack_pause_class`.

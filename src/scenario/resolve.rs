@@ -22,7 +22,11 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         check_name(name).map_err(|msg| cx.err("name", msg))?;
     }
     let mut topo = topology::build_topology(&f.topology, &loaded.base_dir, &cx)?;
-    let cc = cc::resolve(&f.cc, &cx)?;
+    let mut cc = cc::resolve(&f.cc, &cx)?;
+    if let crate::cc::CcKind::Homa(plan) = &mut cc {
+        // Homa's overcommitment, unless given, follows the workload.
+        plan.fit_workload(&f.workload.cdf_names());
+    }
     let mut model = model::resolve(&f.packet, &f.model, f.profile, &cc, &cx)?;
     model.cnp = nic::cnp_mode(&f.nic, model.cnp);
     if model.ecmp_hash == EcmpHash::Ns3Murmur {
@@ -32,7 +36,9 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     // After the next-hop order: recomputing the routes would drop static ones.
     f.switch.apply_routes(&mut topo, &cx)?;
     let int_on = f.switch.int_on(&cc);
-    let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), &cx)?;
+    let scheduling = f.switch.scheduling(&cc);
+    let timeout_off = !cc.default_rto();
+    let nic = nic::resolve(&f.nic, f.profile, f.switch.lossless(), timeout_off, &cx)?;
     cc::check_expresspass(&cc, &topo, &model, &nic, f.seed, &cx)?;
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
@@ -65,6 +71,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         flowctl,
         diag,
         ecn,
+        scheduling,
         int_on,
         load_balancing,
         nic,

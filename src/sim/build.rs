@@ -75,6 +75,13 @@ impl Sim {
             base_rtt,
             max_bdp,
         );
+        if let crate::cc::CcKind::Homa(plan) = &mut nic_cfg.cc {
+            // Unscheduled cutoffs from the run's messages (cc::homa).
+            let (p, mtu) = (plan.clone(), cfg.nic.mtu as u64);
+            let msgs = (cfg.flows.iter().zip(&flows))
+                .map(|(s, f)| (s.size, s.size.min(p.rtt_bytes(f.pair_bdp, mtu))));
+            plan.set_cutoffs(msgs);
+        }
         let sw_cfg = switch_config(&cfg, base_rtt);
         nic_cfg.xoff_forever = sw_cfg.xoff_forever;
         nic_cfg.hold_back_looks = !opts.keep_idle_looks;
@@ -322,6 +329,7 @@ pub(crate) fn switch_config(cfg: &RunConfig, max_rtt: Delta) -> SwitchConfig {
         load_balancing: cfg.load_balancing,
         xoff_forever: cfg.flowctl.pfc.pause_quanta.is_none(),
         congested_queue: cfg.diag.congested_queue,
+        scheduling: cfg.scheduling,
     }
 }
 

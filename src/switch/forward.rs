@@ -161,7 +161,7 @@ impl Switch {
             }
             return;
         }
-        let Some(class) = port.pick_class() else {
+        let Some(class) = port.pick_class(env.cfg.scheduling) else {
             return;
         };
         let c = class as usize;

@@ -5,7 +5,9 @@
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
-//! are served packet-by-packet round robin, skipping paused and empty classes.
+//! are served packet-by-packet round robin, skipping paused and empty classes,
+//! or, with [`Scheduling::Strict`] (`switch.scheduling = "strict"`, what Homa's
+//! priorities need), in strict priority: the lowest-numbered ready class first.
 //! Forwarding is in [`forward`], PFC frames it sends and its flow-control
 //! timer in [`pause`]. A switch handles packets and timers through a
 //! [`crate::node::Ctx`] and never reads another node; its routing table is
@@ -35,6 +37,18 @@ use crate::units::SimTime;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+/// How a port chooses among its ready data classes (class 0 always goes first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scheduling {
+    /// Packet-by-packet round robin over classes 1-7.
+    #[default]
+    RoundRobin,
+    /// Strict priority: class 1 before 2 before ... 7 (Homa's in-network
+    /// priority queues, Homa SIGCOMM'18 §3; HomaSimulation serves the lowest
+    /// priority value first).
+    Strict,
+}
+
 /// What every switch of a run shares.
 #[derive(Clone, Debug)]
 pub struct SwitchConfig {
@@ -52,6 +66,8 @@ pub struct SwitchConfig {
     /// PFC diagnostics: an egress queue of at least this many bytes is congested
     /// (flows queued there are not victims of a pause).
     pub congested_queue: u64,
+    /// How ports choose among ready data classes.
+    pub scheduling: Scheduling,
 }
 
 /// The shared, immutable inputs a switch reads while it handles an event.
@@ -119,15 +135,19 @@ impl SwitchPort {
         rec.queue_change(self.eg.gid, &mut self.eg.queue_clock, now, self.bytes);
     }
 
-    /// The class to serve next, if any: control first, then data round robin.
+    /// The class to serve next, if any: control first, then data round robin
+    /// or, under [`Scheduling::Strict`], the lowest-numbered ready class.
     #[inline]
-    pub fn pick_class(&self) -> Option<u8> {
+    pub fn pick_class(&self, scheduling: Scheduling) -> Option<u8> {
         if self.nonempty & 1 != 0 {
             return Some(0);
         }
         let ready = (self.nonempty & !self.eg.paused & !1) as u32;
         if ready == 0 {
             return None;
+        }
+        if scheduling == Scheduling::Strict {
+            return Some(ready.trailing_zeros() as u8);
         }
         // Round robin over classes 1..=7: the first ready class after the last
         // served, else the first ready class from the bottom.
@@ -280,19 +300,38 @@ pub(crate) mod tests {
     fn control_class_goes_first_and_data_classes_take_turns() {
         let mut p = port();
         p.nonempty = 0b0000_1001; // classes 0 and 3
-        assert_eq!(p.pick_class(), Some(0));
+        assert_eq!(p.pick_class(RR), Some(0));
         p.nonempty = 0b0010_1000; // classes 3 and 5
         p.rr = 3;
-        assert_eq!(p.pick_class(), Some(5));
+        assert_eq!(p.pick_class(RR), Some(5));
         p.rr = 5;
-        assert_eq!(p.pick_class(), Some(3));
+        assert_eq!(p.pick_class(RR), Some(3));
         p.rr = 7;
-        assert_eq!(p.pick_class(), Some(3));
+        assert_eq!(p.pick_class(RR), Some(3));
         p.nonempty = 0b1000_0010; // classes 1 and 7
         p.rr = 1;
-        assert_eq!(p.pick_class(), Some(7));
+        assert_eq!(p.pick_class(RR), Some(7));
         p.rr = 0;
-        assert_eq!(p.pick_class(), Some(1));
+        assert_eq!(p.pick_class(RR), Some(1));
+    }
+
+    const RR: Scheduling = Scheduling::RoundRobin;
+
+    #[test]
+    fn strict_priority_serves_the_lowest_ready_data_class_whatever_was_served_last() {
+        let strict = Scheduling::Strict;
+        let mut p = port();
+        p.nonempty = 0b1010_1001; // classes 0, 3, 5, 7
+        assert_eq!(p.pick_class(strict), Some(0), "control still goes first");
+        p.nonempty = 0b1010_1000;
+        for rr in [0, 3, 5, 7] {
+            p.rr = rr;
+            assert_eq!(p.pick_class(strict), Some(3));
+        }
+        p.eg.paused = 0b0000_1000; // class 3 paused: the next one down
+        assert_eq!(p.pick_class(strict), Some(5));
+        p.eg.paused = 0b1010_1000;
+        assert_eq!(p.pick_class(strict), None);
     }
 
     #[test]
@@ -300,9 +339,9 @@ pub(crate) mod tests {
         let mut p = port();
         p.nonempty = 0b0000_1001;
         p.eg.paused = 0b0000_1001;
-        assert_eq!(p.pick_class(), Some(0));
+        assert_eq!(p.pick_class(RR), Some(0));
         p.nonempty = 0b0000_1000;
-        assert_eq!(p.pick_class(), None);
+        assert_eq!(p.pick_class(RR), None);
         assert!(!p.has_ready());
     }
 }

@@ -10,6 +10,7 @@ mod expresspass;
 mod flow_control;
 mod generated_topologies;
 mod hardening;
+mod homa;
 mod hpcc_design_choices;
 mod hpcc_incast;
 mod huge_pages;

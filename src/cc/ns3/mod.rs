@@ -385,6 +385,7 @@ pub(crate) mod test_util {
             hops: 2,
             mtu: 1000,
             seed: 7,
+            size: 0,
         }
     }
 
@@ -401,6 +402,7 @@ pub(crate) mod test_util {
             data_sent_at: SimTime::ZERO,
             rx_window: None,
             rx_busy: false,
+            grant: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::cc::CcKind;
 use crate::error::InputError;
 use crate::nic::irn::LossRecovery;
 use crate::profile::MmuModel;
+use crate::switch::Scheduling;
 use crate::switch::ecn::{EcnPlan, Red};
 use crate::switch::flowctl::FlowControlConfig;
 use crate::switch::mmu::MmuPlan;
@@ -37,6 +38,9 @@ pub(super) struct SwitchSection {
     egress_alpha: Option<f64>,
     /// Cap on the shared pool (default: what headroom and reserves leave).
     shared_buffer: Option<Bytes>,
+    /// "round-robin" or "strict" among the data classes; default: strict
+    /// when the congestion control uses priorities (Homa), else round robin.
+    scheduling: Option<SchedulingKind>,
     /// Static routes replacing the computed ones (`[[switch.routes]]`).
     #[serde(default)]
     routes: Vec<routes::RouteEntry>,
@@ -113,7 +117,25 @@ struct EcnRate {
     pmax: f64,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum SchedulingKind {
+    RoundRobin,
+    Strict,
+}
+
 impl SwitchSection {
+    /// How ports choose among data classes: as given, else strict priority
+    /// when `cc` sends at several priorities (Homa), round robin otherwise.
+    pub(super) fn scheduling(&self, cc: &CcKind) -> Scheduling {
+        match self.scheduling {
+            Some(SchedulingKind::RoundRobin) => Scheduling::RoundRobin,
+            Some(SchedulingKind::Strict) => Scheduling::Strict,
+            None if cc.uses_priorities() => Scheduling::Strict,
+            None => Scheduling::RoundRobin,
+        }
+    }
+
     /// PFC on: a lossless fabric (the default).
     pub(super) fn lossless(&self) -> bool {
         self.pfc.enabled.unwrap_or(true)

@@ -80,6 +80,12 @@ pub(super) struct PoissonEntry {
     seed: Option<u64>,
 }
 
+impl PoissonEntry {
+    pub(super) fn cdf(&self) -> &str {
+        &self.cdf
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 enum Arrival {

@@ -87,6 +87,11 @@ fn default_dport() -> u16 {
 }
 
 impl WorkloadSection {
+    /// The size distributions the Poisson generators draw from, as written.
+    pub(super) fn cdf_names(&self) -> Vec<&str> {
+        self.poisson.iter().map(|p| p.cdf()).collect()
+    }
+
     /// What ns-3 flow-file start times are shifted by (outputs in ns-3's
     /// format shift them back).
     pub(super) fn ns3_time_offset(&self) -> Delta {
