@@ -37,9 +37,10 @@ enum Outcome {
 pub fn run_sweep(spec: &SweepSpec, opts: &SweepOptions) -> Result<SweepResult, Error> {
     let out = &opts.out;
     super::output::check_sweep_dir(out)?;
+    let pool = crate::reproduce::thread_pool(opts.jobs)?;
+    pool.install(|| check_points(spec, out))?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     write_plan(spec, out)?;
-    let pool = crate::reproduce::thread_pool(opts.jobs)?;
     let bar = if opts.progress {
         let bar = ProgressBar::new(spec.points.len() as u64);
         bar.set_style(
@@ -100,6 +101,44 @@ pub fn run_point(spec: &SweepSpec, index: usize, out: &Path) -> Result<PointResu
         status,
         dir: out.join(&p.id),
     })
+}
+
+/// Every point that is not complete in `out` and resolves passes the checks
+/// `rocesim run` makes before it runs ([`crate::sim::limits::check_before`]:
+/// the simulated-time and output limits at their defaults), so that a sweep
+/// with a point whose rows or simulated time `run` would refuse is refused
+/// before any point runs, naming the first such point. A point that does not
+/// resolve is left to fail alone (recorded in its directory, the others
+/// run). Points are resolved in parallel.
+fn check_points(spec: &SweepSpec, out: &Path) -> Result<(), InputError> {
+    let limits = RunOptions::default().limits;
+    let first_bad = spec
+        .points
+        .par_iter()
+        .filter_map(|p| {
+            let l = spec.load_point(p).ok()?;
+            if complete(&out.join(&p.id), &super::text_hash(l.text())) {
+                return None;
+            }
+            let cfg = l.to_config().ok()?;
+            let checked = crate::sim::limits::check_before(&cfg, &limits, true);
+            checked.err().map(|e| (p.index, e))
+        })
+        .min_by_key(|(i, _)| *i);
+    match first_bad {
+        None => Ok(()),
+        Some((i, e)) => {
+            let inner = match e.location.is_empty() {
+                true => e.message,
+                false => format!("{}: {}", e.location, e.message),
+            };
+            Err(InputError::in_file(
+                &spec.path,
+                format!("point {}", spec.points[i].id),
+                format!("{inner} (`rocesim run` refuses it; no point ran)"),
+            ))
+        }
+    }
 }
 
 /// Whether `dir` holds a complete run of the scenario with this hash.

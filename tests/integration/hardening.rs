@@ -57,6 +57,37 @@ fn a_sweep_axis_6000_parts_deep_is_a_one_line_error() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Left from the robustness issue: a local sweep runs `rocesim run`'s
+/// up-front checks on every point before any runs, so a point whose rows or
+/// simulated time `run` would refuse (rows every picosecond, a link delay of
+/// 11 days) stops the sweep, with nothing written.
+#[test]
+fn a_sweep_whose_point_run_would_refuse_is_refused_before_any_point_runs() {
+    let dir = scratch("h42-sweep-check-before");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join(QUICKSTART);
+    for (axis, bad) in [
+        (
+            "\"output.queue_interval\" = [\"1us\", \"1ps\"]",
+            "p001-queue_interval=1ps",
+        ),
+        (
+            "\"topology.delay\" = [\"1us\", \"1000000s\"]",
+            "p001-delay=1000000s",
+        ),
+    ] {
+        let sweep = write(
+            &dir,
+            "s.toml",
+            &format!("base = {:?}\n[axes]\n{axis}\n", s(&base)),
+        );
+        let out = dir.join("out");
+        let o = rocesim(&["sweep", s(&sweep), "--out", s(&out), "-q", "--jobs", "1"]);
+        assert_input_error(&o, &[bad, "no point ran"]);
+        assert!(!out.exists(), "{axis}: the sweep wrote {}", out.display());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // Items 2-3: output limits.
 
 #[test]
