@@ -169,7 +169,12 @@ def _override(key: str, value: Any) -> str:
     # as its TOML literal.
     if isinstance(value, str):
         return f"{key}={value}"
-    return f"{key}={_toml_value(value)}"
+    try:
+        return f"{key}={_toml_value(value)}"
+    except RecursionError:
+        # As the CLI limits a key's depth, a value nested beyond Python's
+        # recursion limit is bad input, not a crash.
+        raise InputError(f"overrides: {key}: the value is nested too deep to be a scenario value") from None
 
 
 _SEED_MAX = 2**63 - 1  # the scenario's seed is a TOML integer

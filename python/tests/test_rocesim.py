@@ -394,3 +394,14 @@ def test_fuzzed_scenario_dicts_raise_input_errors_or_run(tmp_path):
         else:
             scenario[section] = _fuzz_value(r)
         _expected(lambda: rocesim.run(scenario, out=tmp_path / f"d{i}"))
+
+
+def test_a_key_or_value_thousands_of_levels_deep_is_an_input_error_not_a_crash():
+    # Issue 42 item 1: through Python a 10,000-part key killed the interpreter.
+    with pytest.raises(rocesim.InputError, match="parts"):
+        rocesim.run(QUICKSTART, overrides={".".join(["a"] * 10000): 1})
+    deep = 1
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(rocesim.InputError, match="nested too deep"):
+        rocesim.run(QUICKSTART, overrides={"cc.algorithm": deep})

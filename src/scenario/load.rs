@@ -204,7 +204,19 @@ pub(crate) fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), 
             ),
         ));
     }
-    let value = parse_value(raw.trim());
+    let raw = raw.trim();
+    let value = parse_value(raw);
+    let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+    let huge = digits.len() >= 19 && !digits.starts_with('0');
+    if value.is_str() && huge && digits.bytes().all(|b| b.is_ascii_digit()) {
+        // As in a scenario file: an integer TOML cannot hold (issue 42 item 10).
+        let msg = format!(
+            "{raw} does not fit a TOML integer (valid: {}..={})",
+            i64::MIN,
+            i64::MAX
+        );
+        return Err(InputError::new(flag, "", msg));
+    }
     set_path(table, &parts, value).map_err(|msg| InputError::new(flag, "", msg))
 }
 
@@ -329,6 +341,25 @@ delay = "1us"
             );
             assert!(s.contains("does not fit a TOML integer"), "{s}");
             assert!(!s.contains("byte counts"), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_huge_integer_in_a_set_override_says_it_does_not_fit() {
+        // Issue 42 item 10, through --set: not "invalid type: string".
+        for spec in [
+            "seed=9223372036854775808",
+            "topology.hosts=99999999999999999999",
+        ] {
+            let e = load_str(MINIMAL, "x.toml", Path::new("."), "x", &[spec.into()]).unwrap_err();
+            let s = e.to_string();
+            assert!(s.contains("does not fit a TOML integer"), "{s}");
+            assert!(!s.contains("invalid type"), "{s}");
+        }
+        // Text that merely starts with digits, or has leading zeros, is still
+        // a string value.
+        for text in ["name=123abc", "name=007"] {
+            load_str(MINIMAL, "x.toml", Path::new("."), "x", &[text.into()]).unwrap();
         }
     }
 
