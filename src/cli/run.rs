@@ -112,8 +112,12 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
     if args.mpi && mpi_world::rank() != 0 {
         return mpi_world::follow(cfg, args);
     }
-    for w in super::warnings::scenario_warnings(&cfg) {
-        eprintln!("warning: {w}");
+    // A scenario the up-front checks refuse gets its one-line error (from
+    // `simulate`) and no warnings about what it would have run with.
+    if crate::sim::limits::check_before(&cfg, &args.limits.limits(), true).is_ok() {
+        for w in super::warnings::scenario_warnings(&cfg) {
+            eprintln!("warning: {w}");
+        }
     }
     let out = args
         .out

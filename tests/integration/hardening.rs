@@ -342,6 +342,16 @@ fn a_link_delay_of_1000000s_is_refused_naming_the_delay() {
     ]);
     assert_input_error(&o, &["quickstart.toml", "delay", "--max-sim-time"]);
     assert!(!stderr(&o).contains("deadlock"), "{}", stderr(&o));
+    // `run` refuses it the same way, with no warning about a default (nic.rto)
+    // the user never wrote.
+    let dir = scratch("h42-delay-run");
+    let out = dir.join("out");
+    let set = "topology.delay=\"1000000s\"";
+    let o = rocesim(&["run", QUICKSTART, "--set", set, "--out", s(&out), "-q"]);
+    assert_input_error(&o, &["delay", "--max-sim-time"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // Item 15: the README's first command, twice.
@@ -544,9 +554,15 @@ fn import_warns_only_about_settings_that_change_a_result() {
         "LINK_DOWN",
         "ERROR_RATE_PER_LINK",
         "TRACE_FILE",
+        "FCT_OUTPUT_FILE",
+        "PFC_OUTPUT_FILE",
+        "QLEN_MON_FILE",
     ] {
         assert!(!stderr(&o).contains(key), "{key}: {}", stderr(&o));
     }
+    // Where ns-3's output files would go is a note in the scenario instead.
+    let toml = String::from_utf8_lossy(&o.stdout);
+    assert!(toml.contains("# FCT_OUTPUT_FILE "), "{toml}");
     let down = |c: String| c.replace("LINK_DOWN 0 0 0", "LINK_DOWN 2000000000 0 1");
     let cfg = ns3_mix(&dir, down, "1\n2 1 3 100 5000 2.0\n");
     let o = rocesim(&["import-ns3", s(&cfg)]);

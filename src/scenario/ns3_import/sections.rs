@@ -252,12 +252,15 @@ impl Import<'_> {
                     "PFC_OUTPUT_FILE" => "pfc.txt",
                     _ => "qlen.txt",
                 };
-                self.warnings.push(format!(
-                    "{}: line {}: {key} {}: not used as a path; rocesim writes {name} into the run directory (rocesim run --out DIR)",
-                    p.file,
-                    e.line,
-                    e.values.join(" ")
-                ));
+                // A note in the scenario, not a warning: where the file goes
+                // changes no result (issue 42 item 13).
+                writeln!(
+                    self.s,
+                    "# {key} {} (line {}): not used as a path; rocesim writes {name} into the run directory (rocesim run --out DIR)",
+                    e.values.join(" "),
+                    e.line
+                )
+                .ok();
             }
         }
         let (start, end) = qlen_window(p)?;
