@@ -365,7 +365,10 @@ def sweep(
     df["dir"] = [str(root / p["id"]) for p in points]
     for k, values in grid:
         # The CSV holds each value as text: give the axes their values back.
-        df[k] = [values[[_plain(v) for v in values].index(x)] for x in df[k]]
+        by_text: dict[str, Any] = {}
+        for v in values:
+            by_text.setdefault(_plain(v), v)
+        df[k] = [by_text[x] for x in df[k]]
     df.attrs["dir"] = str(root)
     return df
 
