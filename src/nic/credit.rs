@@ -111,7 +111,7 @@ impl Nic {
         ctx.pool.free(id);
         let now = ctx.now;
         let cfg = xpass_cfg(env);
-        let max = cfg.max_credit_rate(self.eg.rate, env.cfg.mtu_wire);
+        let max = cfg.max_credit_rate(self.eg.rate, env.cfg.credit_slot_wire);
         let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
         let rx = self.open_rqp(f.recv_slot.idx(), spec.size);
         match &mut rx.ctl {
@@ -171,11 +171,11 @@ impl Nic {
         pkt.seq = seq as u64;
         pkt.sent_at = now;
         ctx.stats.credits_sent += 1;
-        let mtu_wire = env.cfg.mtu_wire;
+        let slot = env.cfg.credit_slot_wire;
         let rate = self.eg.rate;
         let shaper = self
             .credit
-            .get_or_insert_with(|| Box::new(CreditShaper::new(&cfg.plan(mtu_wire), rate)));
+            .get_or_insert_with(|| Box::new(CreditShaper::new(&cfg.plan(slot), rate)));
         if !shaper.push(ctx.pool, id) {
             ctx.stats.credits_dropped += 1;
             ctx.pool.free(id);

@@ -85,6 +85,8 @@ pub struct NicConfig {
     pub int_on: bool,
     /// Wire bytes of a full data packet.
     pub mtu_wire: u32,
+    /// Wire bytes an ExpressPass credit stands for ([`NicPlan::credit_slot_wire`]).
+    pub credit_slot_wire: f64,
     pub cc: CcKind,
     /// Receiver-side congestion control, when the algorithm has one.
     pub receiver: Option<ReceiverKind>,
@@ -135,6 +137,7 @@ impl NicConfig {
         };
         NicConfig {
             mtu_wire: model.sizes.data_wire(plan.mtu, int_on),
+            credit_slot_wire: plan.credit_slot_wire(&model.sizes, int_on),
             receiver: cc.receiver(),
             sender_srbf: matches!(cc, CcKind::Homa(_)),
             plan,
@@ -403,4 +406,19 @@ pub struct NicPlan {
     pub nack_interval: Delta,
     pub rto: Option<Delta>,
     pub loss_recovery: irn::LossRecovery,
+}
+
+impl NicPlan {
+    /// Wire bytes one credit of ExpressPass stands for: the full data packet it
+    /// admits plus the ACK bytes that packet sends back, on average, in the
+    /// credit's own direction (our receivers ACK; ns-2's do not). Credits are
+    /// shaped to `credit / (credit + slot)` of a link so that data, credits and
+    /// ACKs together fit it (docs/models.md, ExpressPass).
+    pub fn credit_slot_wire(&self, sizes: &crate::profile::WireSizes, int_on: bool) -> f64 {
+        let acks_per_packet = match &self.ns3_ack {
+            Some(rule) => (self.mtu as f64 / rule.interval_bytes.max(1) as f64).min(1.0),
+            None => 1.0 / self.ack_interval.max(1) as f64,
+        };
+        sizes.data_wire(self.mtu, int_on) as f64 + acks_per_packet * sizes.ack_wire(0) as f64
+    }
 }

@@ -353,7 +353,9 @@ pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
         },
         pint: cfg.cc.pint().is_some(),
         credit: match &cfg.cc {
-            crate::cc::CcKind::ExpressPass(x) => Some(x.plan(cfg.mtu_wire())),
+            crate::cc::CcKind::ExpressPass(x) => {
+                Some(x.plan(cfg.nic.credit_slot_wire(&cfg.model.sizes, cfg.int_on)))
+            }
             _ => None,
         },
         ecmp_levels: (cfg.model.ecmp_hash == crate::profile::EcmpHash::Symmetric)

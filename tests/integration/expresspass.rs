@@ -1,5 +1,5 @@
 //! ExpressPass (SIGCOMM'17): credits shaped at every port keep the data queues
-//! near empty and the links near `1 - credit_share` of their rate, every byte
+//! near empty and the links near their data share (what credits and ACKs leave), every byte
 //! arrives, flows share a receiver evenly, and runs repeat exactly.
 
 use crate::common::{assert_all_delivered, run_with, star};
@@ -10,9 +10,11 @@ use rocesim::units::{Delta, SimTime};
 const INCAST: &str = include_str!("../../scenarios/incast-16to1-expresspass.toml");
 const FAIR: &str = include_str!("../../scenarios/expresspass-fairness-4to1.toml");
 
-/// 100 Gbps, 1000 B payloads in 1062 B packets, 64 B credits.
-const SHARE: f64 = 64.0 / (64.0 + 1062.0);
-const PAYLOAD_FRACTION: f64 = 1000.0 / 1062.0;
+/// 100 Gbps, 1000 B payloads in 1062 B packets, 64 B credits, and a 64 B ACK
+/// per data packet, which travels in its credit's direction: one credit per
+/// 1190 B slot, so a link that carries credits one way carries at most
+/// 1062/1190 of its rate in data the other way, 1000/1190 in payload.
+const PAYLOAD_SHARE: f64 = 1000.0 / (64.0 + 1062.0 + 64.0);
 
 fn traced() -> RunOptions {
     RunOptions {
@@ -37,10 +39,10 @@ fn goodput(out: &RunOutputs, from: SimTime, to: SimTime) -> f64 {
     bytes as f64 * 8.0 / to.since(from).as_secs_f64()
 }
 
-/// `rate` (payload bits/s) is at most a 100 Gbps link's data share
-/// (`1 - SHARE` of it, in full packets) and at least `low` of it.
+/// `rate` (payload bits/s) is at most a 100 Gbps link's payload share
+/// (`PAYLOAD_SHARE` of it) and at least `low` of it.
 fn assert_within_data_share(rate: f64, low: f64, what: &str) {
-    let data_share = 100e9 * (1.0 - SHARE) * PAYLOAD_FRACTION;
+    let data_share = 100e9 * PAYLOAD_SHARE;
     assert!(
         rate <= data_share * 1.005 && rate >= low * data_share,
         "{what} {:.2} Gbps, data share {:.2} Gbps",
@@ -115,6 +117,43 @@ start = "0us"
     assert_within_data_share(goodput(&out, from, to), 0.9, "sender data");
 }
 
+#[test]
+fn data_credits_and_acks_into_one_port_fit_it_without_a_standing_queue() {
+    // Host 0 sends to host 1 and host 1 to host 2: the switch's port to host 1
+    // carries flow 0->1's data (from host 0) and flow 1->2's credits and ACKs
+    // (from host 2). A credit share that left the ACKs out offered that port
+    // ~106 % of its rate and its queue grew for as long as the flows lasted
+    // (205 KB with 4 MB flows).
+    let text = star(
+        3,
+        r#"
+[switch.pfc]
+enabled = false
+[cc]
+algorithm = "expresspass"
+[[workload.flows]]
+src = 0
+dst = 1
+size = "4MB"
+start = "0us"
+[[workload.flows]]
+src = 1
+dst = 2
+size = "4MB"
+start = "0us"
+"#,
+    );
+    let out = run_with(&text, &[], &RunOptions::default());
+    assert_all_delivered(&out);
+    let s = &out.summary;
+    assert_eq!(s.drops, 0);
+    assert!(
+        s.max_queue_bytes <= 4 * 1126,
+        "max queue {} B",
+        s.max_queue_bytes
+    );
+}
+
 /// Jain's fairness index of `x`.
 fn jain(x: &[f64]) -> f64 {
     let sum: f64 = x.iter().sum();
@@ -135,7 +174,7 @@ fn four_flows_into_one_receiver_share_it_evenly() {
     let j = jain(&per_flow);
     assert!(j >= 0.9, "Jain {j:.4}, rates {per_flow:?}");
     let total: f64 = per_flow.iter().sum();
-    assert!(total >= 0.95 * 100e9 * (1.0 - SHARE) * PAYLOAD_FRACTION);
+    assert!(total >= 0.95 * 100e9 * PAYLOAD_SHARE, "{total}");
 }
 
 #[test]

@@ -118,11 +118,14 @@ impl XpassConfig {
         Ok(())
     }
 
-    /// The credit queues of a run whose full data packet is `mtu_wire` bytes.
-    pub fn plan(&self, mtu_wire: u32) -> CreditPlan {
+    /// The credit queues of a run where one credit stands for `slot_wire` bytes:
+    /// the full data packet it admits and the ACK bytes that packet returns
+    /// (`NicPlan::credit_slot_wire`). The share makes credits and the traffic
+    /// they cause fill a link exactly, as ns-2's 84/(84+1538) does without ACKs.
+    pub fn plan(&self, slot_wire: f64) -> CreditPlan {
         let c = CREDIT_WIRE as f64;
         CreditPlan {
-            share: self.credit_share.unwrap_or(c / (c + mtu_wire as f64)),
+            share: self.credit_share.unwrap_or(c / (c + slot_wire)),
             queue_bytes: self.credit_queue * CREDIT_WIRE,
             bucket_bytes: self.credit_bucket * CREDIT_WIRE,
             credit_wire: CREDIT_WIRE,
@@ -131,8 +134,8 @@ impl XpassConfig {
 
     /// The most credits per second a receiver behind a `rate` link sends one
     /// flow (`max_credit_rate_`, large-scale-fattree.tcl:46).
-    pub fn max_credit_rate(&self, rate: Rate, mtu_wire: u32) -> f64 {
-        rate.bps_f64() * self.plan(mtu_wire).share / (8.0 * CREDIT_WIRE as f64)
+    pub fn max_credit_rate(&self, rate: Rate, slot_wire: f64) -> f64 {
+        rate.bps_f64() * self.plan(slot_wire).share / (8.0 * CREDIT_WIRE as f64)
     }
 }
 
@@ -216,12 +219,13 @@ mod tests {
     #[test]
     fn the_default_share_leaves_the_link_to_one_full_packet_per_credit() {
         let cfg = XpassConfig::default();
-        let plan = cfg.plan(1538 - 20);
+        let plan = cfg.plan(1518.0);
         // ns-2's 84/(84+1538) in its preamble-and-gap accounting.
         assert!((plan.share - 64.0 / 1582.0).abs() < 1e-12);
-        // 100 Gbps and 1062 B packets: one credit per (64 + 1062) B slot.
-        let r = cfg.max_credit_rate(Rate::from_gbps(100), 1062);
-        assert!((r - 100e9 / 8.0 / 1126.0).abs() < 1e-3);
+        // 100 Gbps, 1062 B packets and a 64 B ACK each: one credit per
+        // (64 + 1062 + 64) B slot.
+        let r = cfg.max_credit_rate(Rate::from_gbps(100), 1126.0);
+        assert!((r - 100e9 / 8.0 / 1190.0).abs() < 1e-3);
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //! that simulator's (`hpcc-ns3`: the rate-based update once per RTT, MI_THRESH 0)
 //! with its run.py settings: RATE_AI 10 x bw / 25 Mb/s (40 Mb/s at 100 Gbps),
 //! U_TARGET 0.95. DCQCN [47] is the DCQCN paper's algorithm (`dcqcn`), TIMELY
-//! ours from its paper (`timely`).
+//! ours from its paper (`timely`). Homa [48] is HomaSimulation's (`homa`, whose
+//! defaults are that simulator's), with the core packet spraying RCC §V-C2
+//! names and without PFC, as HomaSimulation runs (no pause frames; the 32 MB
+//! buffers drop nothing). ExpressPass is ours from its paper and ns-2 code
+//! (`expresspass`), without PFC as its ns-2 scripts run, on symmetric ECMP.
 
 /// The `--set` overrides that select scheme `cc` as the RCC paper ran it.
 pub fn scheme(cc: &str) -> Vec<String> {
@@ -17,6 +21,15 @@ pub fn scheme(cc: &str) -> Vec<String> {
             "cc.ns3.rate_ai=\"40Mbps\"".into(),
             "cc.ns3.u_target=0.95".into(),
             "cc.ns3.mi_thresh=0".into(),
+        ],
+        "homa" => vec![
+            "cc.algorithm=homa".into(),
+            "switch.load_balancing=\"spray\"".into(),
+            "switch.pfc.enabled=false".into(),
+        ],
+        "expresspass" => vec![
+            "cc.algorithm=expresspass".into(),
+            "switch.pfc.enabled=false".into(),
         ],
         other => vec![format!("cc.algorithm={other}")],
     }
