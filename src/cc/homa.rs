@@ -27,16 +27,18 @@
 //!
 //! Where this differs from the paper and the simulator (docs/models.md, "Homa"):
 //! 7 data levels, not 8 (class 0 is the control class, where grants go); the
-//! cutoffs come from the run's own messages, keyed by message size; loss is
-//! recovered by the NIC's transport (go-back-N or IRN, RTO), not by RESEND and
-//! receiver timeouts; completion is the sender's last-byte ACK, as for every
+//! cutoffs come from the run's own messages, keyed by message size; loss
+//! recovery is off by default, as in the simulator, and with
+//! `resend_interval` it is the paper's receiver timeout and RESEND
+//! ([`HomaRx::resend_check`]), answered by going back to the first byte the
+//! receiver lacks; completion is the sender's last-byte ACK, as for every
 //! other algorithm here.
 
 use super::registry::{Algorithm, ParamError};
 use super::{AckInfo, CongestionControl, FlowCtx};
 use crate::ids::FlowId;
 use crate::topology::NodeId;
-use crate::units::{Bytes, Rate};
+use crate::units::{Bytes, Delta, Rate, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Data classes a switch has for priorities (classes 1-7; 0 is control).
@@ -60,6 +62,11 @@ pub struct HomaConfig {
     /// Levels for scheduled packets (the lowest ones). Omitted:
     /// `min(overcommit, priorities - 1)`.
     pub sched_priorities: Option<u32>,
+    /// The receiver's timeout (Homa §3.7, comparators.md §2 "Paper
+    /// mechanisms"): an incomplete message with granted bytes not received
+    /// that has heard nothing for this long gets a RESEND. Omitted: no loss
+    /// recovery, as in HomaSimulation (RCC's comparator).
+    pub resend_interval: Option<Delta>,
 }
 
 impl Default for HomaConfig {
@@ -69,6 +76,7 @@ impl Default for HomaConfig {
             overcommit: None,
             priorities: MAX_PRIORITIES,
             sched_priorities: None,
+            resend_interval: None,
         }
     }
 }
@@ -78,6 +86,9 @@ impl HomaConfig {
         let bad = |f: &str, m: String| Err((f.to_string(), m));
         if self.rtt_bytes.is_some_and(|b| b.0 == 0) {
             return bad("rtt_bytes", "must be > 0, e.g. \"10KB\"".into());
+        }
+        if self.resend_interval == Some(Delta::ZERO) {
+            return bad("resend_interval", "must be > 0, e.g. \"1ms\"".into());
         }
         if self.overcommit == Some(0) {
             return bad("overcommit", "must be >= 1 sender, e.g. 7".into());
@@ -309,6 +320,8 @@ struct InMsg {
     granted: u64,
     /// Order of first arrival (SRPT's tie-break: older first).
     order: u64,
+    /// When a new packet of it last arrived, or it last got a RESEND.
+    last: SimTime,
     /// Packets received, by `seq / mtu`.
     got: Vec<u64>,
 }
@@ -331,6 +344,16 @@ pub struct HomaArrival {
     pub mtu: u64,
     /// The message's RTTbytes ([`HomaPlan::rtt_bytes`]).
     pub rtt_bytes: u64,
+    pub now: SimTime,
+}
+
+/// What the receiver's timeout found ([`HomaRx::resend_check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resend {
+    /// The message is complete (or unknown): no more checks.
+    Done,
+    /// Check again at this time; `now` says whether to send a RESEND now.
+    Next { at: SimTime, now: bool },
 }
 
 impl HomaRx {
@@ -351,6 +374,7 @@ impl HomaRx {
                     received: 0,
                     granted: unsched,
                     order: self.arrivals,
+                    last: a.now,
                     got: vec![0; a.size.div_ceil(a.mtu).div_ceil(64) as usize],
                 });
                 self.msgs.len() - 1
@@ -364,6 +388,7 @@ impl HomaRx {
         }
         m.got[w] |= bit;
         m.received += a.payload;
+        m.last = a.now;
         if m.received >= m.size {
             self.msgs.swap_remove(i);
         }
@@ -414,6 +439,41 @@ impl HomaRx {
                 });
             }
         }
+    }
+
+    /// The receiver's timeout for message `fid` at `now` (Homa §3.7): a message
+    /// that owes granted (or unscheduled) bytes and has heard nothing for
+    /// `interval` gets a RESEND, then another after each further `interval` of
+    /// silence. A message that owes nothing is waiting for the receiver's own
+    /// grants (SRPT), not for the network: no RESEND. The paper's BUSY (a
+    /// sender busy with better messages answers so) is implicit: the sender
+    /// goes back only over bytes it has sent, so a RESEND for bytes not yet
+    /// sent changes nothing.
+    pub fn resend_check(&mut self, fid: FlowId, now: SimTime, interval: Delta) -> Resend {
+        let Some(m) = self.msgs.iter_mut().find(|m| m.fid == fid) else {
+            return Resend::Done;
+        };
+        let quiet = now.since(m.last) >= interval;
+        if quiet && m.granted > m.received {
+            m.last = now;
+            return Resend::Next {
+                at: now + interval,
+                now: true,
+            };
+        }
+        Resend::Next {
+            at: if quiet {
+                now + interval
+            } else {
+                m.last + interval
+            },
+            now: false,
+        }
+    }
+
+    /// Whether message `fid` is known and not complete.
+    pub fn knows(&self, fid: FlowId) -> bool {
+        self.msgs.iter().any(|m| m.fid == fid)
     }
 
     /// Inbound messages not yet complete.

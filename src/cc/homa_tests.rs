@@ -17,6 +17,7 @@ fn arrival(fid: u32, sender: u32, size: u64, seq: u64) -> HomaArrival {
         payload: 1000.min(size - seq),
         mtu: 1000,
         rtt_bytes: 10_000,
+        now: SimTime::ZERO,
     }
 }
 
@@ -232,4 +233,72 @@ fn the_overcommitment_follows_the_workload_unless_given() {
     let mut p = plan(2);
     p.fit_workload(&["homa-w1"]);
     assert_eq!(p.overcommit, 2, "given: kept");
+}
+
+#[test]
+fn a_message_owing_bytes_gets_a_resend_after_an_interval_of_silence_and_not_before() {
+    let mut rx = HomaRx::default();
+    let iv = Delta::from_us(100);
+    let at = |us: u64| SimTime(Delta::from_us(us).ps());
+    let mut a = arrival(0, 1, 20_000, 0);
+    a.now = at(10);
+    rx.on_data(&a);
+    // 10 KB unscheduled owed, one packet in: quiet only from 110 us.
+    assert_eq!(
+        rx.resend_check(FlowId(0), at(60), iv),
+        Resend::Next {
+            at: at(110),
+            now: false
+        }
+    );
+    assert_eq!(
+        rx.resend_check(FlowId(0), at(110), iv),
+        Resend::Next {
+            at: at(210),
+            now: true
+        }
+    );
+    // A RESEND restarts the silence; an arrival does too.
+    assert_eq!(
+        rx.resend_check(FlowId(0), at(150), iv),
+        Resend::Next {
+            at: at(210),
+            now: false
+        }
+    );
+    let mut b = arrival(0, 1, 20_000, 1000);
+    b.now = at(200);
+    rx.on_data(&b);
+    assert_eq!(
+        rx.resend_check(FlowId(0), at(210), iv),
+        Resend::Next {
+            at: at(300),
+            now: false
+        }
+    );
+    assert_eq!(rx.resend_check(FlowId(9), at(210), iv), Resend::Done);
+}
+
+#[test]
+fn a_message_that_owes_nothing_waits_for_grants_without_a_resend() {
+    let mut rx = HomaRx::default();
+    let iv = Delta::from_us(100);
+    // A 3-packet message with RTTbytes of 10 KB: everything is unscheduled;
+    // once all three arrived it is complete and forgotten.
+    for k in 0..3 {
+        rx.on_data(&arrival(0, 1, 3_000, k * 1000));
+    }
+    assert_eq!(
+        rx.resend_check(FlowId(0), SimTime(Delta::from_ms(5).ps()), iv),
+        Resend::Done
+    );
+    // 20 KB, all 10 unscheduled packets in and no grant yet: owes nothing.
+    for k in 0..10 {
+        rx.on_data(&arrival(1, 2, 20_000, k * 1000));
+    }
+    let later = SimTime(Delta::from_ms(1).ps());
+    assert!(matches!(
+        rx.resend_check(FlowId(1), later, iv),
+        Resend::Next { now: false, .. }
+    ));
 }

@@ -13,13 +13,13 @@
 use super::qp::RecvQp;
 use super::{Nic, NicEnv};
 use crate::cc::CcKind;
-use crate::cc::homa::{HomaArrival, HomaPlan};
+use crate::cc::homa::{HomaArrival, HomaPlan, Resend};
 use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::ids::FlowId;
 use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, flag};
 use crate::profile::{CnpMode, IntBytes};
-use crate::units::SimTime;
+use crate::units::{Delta, SimTime};
 
 impl Nic {
     /// Receiver: in-order data advances `expected` and is ACKed by the ACK
@@ -60,7 +60,9 @@ impl Nic {
         let mut cnp_flag = false;
         ctx.stats.payload_rx_bytes += payload;
         rx.ce_since_ack |= ce;
-        if ce {
+        // Homa has no use for CNPs (and its receiver timeout is the flow's
+        // receiver timer).
+        if ce && !matches!(cfg.cc, CcKind::Homa(_)) {
             match cfg.model.cnp {
                 CnpMode::Packet { interval } => {
                     // DCQCN §3.1 NP (Fig. 6): a CNP at once if none went out in
@@ -187,9 +189,18 @@ impl Nic {
             payload,
             mtu,
             rtt_bytes: plan.rtt_bytes(f.pair_bdp, mtu),
+            now: ctx.now,
         };
+        let known = self.homa.knows(fid);
         if !self.homa.on_data(&arrival) {
             return;
+        }
+        if let Some(iv) = plan.cfg.resend_interval
+            && !known
+            && self.homa.knows(fid)
+        {
+            // The receiver's timeout for this message (`on_cnp_timer`).
+            ctx.schedule_timer(ctx.now + iv, Event::CnpTimer { flow: fid });
         }
         let mut grants = Vec::new();
         self.homa.grants(plan, mtu, &mut grants);
@@ -207,6 +218,33 @@ impl Nic {
         if !grants.is_empty() {
             self.kick(ctx, env);
         }
+    }
+
+    /// Homa's receiver timeout (Homa §3.7; [`crate::cc::homa::HomaRx::resend_check`]):
+    /// a RESEND goes to the sender as a NACK for the first byte not yet
+    /// received, and the sender goes back to it (`Transport::on_ack`), up to
+    /// what it was granted. Homa's RESEND names a range; going back from the
+    /// first hole also resends what arrived after it, at most RTTbytes.
+    fn on_homa_timeout(&mut self, ctx: &mut Ctx, env: NicEnv, fid: FlowId, iv: Delta) {
+        let (at, resend) = match self.homa.resend_check(fid, ctx.now, iv) {
+            Resend::Done => return,
+            Resend::Next { at, now } => (at, now),
+        };
+        ctx.schedule_timer(at, Event::CnpTimer { flow: fid });
+        if !resend {
+            return;
+        }
+        let slot = env.flows[fid.idx()].recv_slot.idx();
+        let expected = self.recv[slot].as_deref().map_or(0, |rx| rx.expected);
+        let wire = env.cfg.model.sizes.ack_wire(0);
+        let id = Self::flow_packet(ctx, env, fid, PacketKind::Nack, true, wire);
+        let p = ctx.pool.get_mut(id);
+        p.sent_at = ctx.now;
+        p.seq = expected;
+        ctx.stats.nacks_sent += 1;
+        self.undefer(ctx);
+        self.ctrl.push(ctx.pool, id);
+        self.kick(ctx, env);
     }
 
     /// The receiving queue pair in `slot` (of a `size`-byte message): made on
@@ -300,6 +338,11 @@ impl Nic {
     pub fn on_cnp_timer(&mut self, ctx: &mut Ctx, env: NicEnv, flow: FlowId) {
         if self.credit_pacing(env) {
             return self.on_credit_timer(ctx, env, flow);
+        }
+        if let CcKind::Homa(plan) = &env.cfg.cc
+            && let Some(iv) = plan.cfg.resend_interval
+        {
+            return self.on_homa_timeout(ctx, env, flow, iv);
         }
         let slot = env.flows[flow.idx()].recv_slot.idx();
         let Some(rx) = self.recv[slot].as_deref_mut().filter(|rx| rx.cnp_pending) else {
