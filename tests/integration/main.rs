@@ -6,6 +6,7 @@ mod common;
 mod conservation;
 mod dcqcn_np;
 mod determinism;
+mod docs_current;
 mod expresspass;
 mod flow_control;
 mod generated_topologies;
