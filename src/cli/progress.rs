@@ -35,8 +35,19 @@ impl RunDisplay {
     /// A display for run `name`: none with `quiet`; a bar on a terminal;
     /// else a plain line every `every`.
     pub fn new(name: &str, stop: Option<SimTime>, quiet: bool, every: Duration) -> RunDisplay {
-        let now = Instant::now();
         let terminal = std::io::stderr().is_terminal();
+        Self::with_terminal(name, stop, quiet, every, terminal)
+    }
+
+    /// As [`RunDisplay::new`], saying whether stderr is a terminal.
+    fn with_terminal(
+        name: &str,
+        stop: Option<SimTime>,
+        quiet: bool,
+        every: Duration,
+        terminal: bool,
+    ) -> RunDisplay {
+        let now = Instant::now();
         let bar = (!quiet && terminal).then(|| {
             let bar = ProgressBar::new(SCALE);
             let style = ProgressStyle::with_template(
@@ -102,10 +113,7 @@ impl RunDisplay {
         {
             self.last_line = now;
             let elapsed = now.duration_since(self.started);
-            let eta = match f > 0.0 {
-                true => human_wall(elapsed.mul_f64((1.0 - f) / f)),
-                false => "unknown".to_string(),
-            };
+            let eta = eta(elapsed, f);
             // Not eprintln!: a closed stderr must not panic the run.
             use std::io::Write;
             let _ = writeln!(
@@ -123,5 +131,73 @@ impl RunDisplay {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// The wall time left when `elapsed` took the run to `f` of its target, at
+/// the same pace.
+fn eta(elapsed: Duration, f: f64) -> String {
+    match f > 0.0 {
+        true => human_wall(elapsed.mul_f64((1.0 - f) / f)),
+        false => "unknown".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Delta;
+
+    fn at(ms: u64, done: usize) -> RunProgress {
+        RunProgress {
+            now: SimTime(Delta::from_ms(ms).ps()),
+            done,
+            total: 8,
+            events: 1_000_000,
+        }
+    }
+
+    #[test]
+    fn on_a_terminal_the_bar_moves_toward_the_stop_time_and_shows_the_numbers() {
+        let stop = Some(SimTime(Delta::from_ms(10).ps()));
+        let mut d = RunDisplay::with_terminal("x", stop, false, PLAIN_EVERY, true);
+        assert!(
+            d.plain.is_none(),
+            "a terminal gets the bar, not plain lines"
+        );
+        d.update(at(4, 3));
+        let bar = d.bar.as_ref().expect("a bar on a terminal");
+        assert_eq!(bar.position(), 400, "4 ms of 10 ms");
+        assert!(
+            bar.message().starts_with("sim 4ms of 10ms, flows 3/8, "),
+            "{}",
+            bar.message()
+        );
+        // indicatif's {eta} in the template estimates from the bar's pace
+        // toward its length.
+        assert_eq!(bar.length(), Some(SCALE));
+    }
+
+    #[test]
+    fn without_a_stop_the_target_is_every_flow_completed() {
+        let mut d = RunDisplay::with_terminal("x", None, false, PLAIN_EVERY, true);
+        d.update(at(4, 2));
+        assert_eq!(d.bar.as_ref().unwrap().position(), 250, "2 of 8 flows");
+    }
+
+    #[test]
+    fn off_a_terminal_plain_lines_and_quiet_nothing() {
+        let d = RunDisplay::with_terminal("x", None, false, PLAIN_EVERY, false);
+        assert!(d.bar.is_none());
+        assert_eq!(d.plain, Some(PLAIN_EVERY));
+        let q = RunDisplay::with_terminal("x", None, true, PLAIN_EVERY, true);
+        assert!(q.bar.is_none() && q.plain.is_none());
+    }
+
+    #[test]
+    fn the_eta_is_the_time_left_at_the_same_pace() {
+        assert_eq!(eta(Duration::from_secs(10), 0.25), "30s");
+        assert_eq!(eta(Duration::from_secs(90), 0.5), "1.5min");
+        assert_eq!(eta(Duration::from_secs(3), 0.0), "unknown");
     }
 }
