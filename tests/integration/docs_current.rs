@@ -181,3 +181,23 @@ fn the_command_check_catches_what_the_readme_once_had() {
     ]));
     assert!(twice.unwrap_err().contains("writes into runs/x"));
 }
+
+#[test]
+fn every_topology_kind_the_loader_takes_is_documented() {
+    // The loader's own list, from its refusal of a kind it does not know.
+    let text = "name = \"k\"\n[topology]\nkind = \"no-such-kind\"\n";
+    let err = match rocesim::run_str(text, &[], &rocesim::sim::RunOptions::default()) {
+        Ok(_) => panic!("an unknown kind is refused"),
+        Err(e) => e.to_string(),
+    };
+    let list = err.split("expected one of").nth(1).expect(&err);
+    let kinds: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+    assert!(kinds.len() >= 9, "{err}");
+    let doc = read("docs/topologies-and-workloads.md");
+    for k in kinds {
+        assert!(
+            doc.contains(&format!("| `{k}` |")),
+            "topology kind {k} has no row in docs/topologies-and-workloads.md"
+        );
+    }
+}
