@@ -82,6 +82,13 @@ impl Default for HomaConfig {
 }
 
 impl HomaConfig {
+    /// Scheduled levels with `overcommit` senders granted: as given, else one
+    /// per granted sender, leaving at least one level unscheduled.
+    fn sched_levels(&self, overcommit: u32) -> u32 {
+        self.sched_priorities
+            .unwrap_or(overcommit.min(self.priorities - 1))
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         let bad = |f: &str, m: String| Err((f.to_string(), m));
         if self.rtt_bytes.is_some_and(|b| b.0 == 0) {
@@ -160,8 +167,7 @@ impl HomaPlan {
             return;
         }
         self.overcommit = cdfs.iter().map(|c| overcommit_for(c)).max().unwrap_or(7);
-        self.sched =
-            (self.cfg.sched_priorities).unwrap_or(self.overcommit.min(self.cfg.priorities - 1));
+        self.sched = self.cfg.sched_levels(self.overcommit);
     }
 
     /// Sets the cutoffs from the run's messages, `(size, unscheduled bytes)`.
@@ -232,9 +238,7 @@ impl Algorithm for HomaPlan {
     fn resolve(_: &str, table: &HomaConfig) -> Result<Self, ParamError> {
         table.validate()?;
         let overcommit = table.overcommit.unwrap_or(7);
-        let sched = table
-            .sched_priorities
-            .unwrap_or(overcommit.min(table.priorities - 1));
+        let sched = table.sched_levels(overcommit);
         Ok(HomaPlan {
             cfg: table.clone(),
             overcommit,
@@ -259,7 +263,8 @@ impl Algorithm for HomaPlan {
     /// Granted packets of an overcommitted message wait in a low-priority
     /// queue while better-ranked messages take the link, for many ms under
     /// load: a sender timeout would take them for losses. HomaSimulation has no
-    /// loss recovery; here the fabric is assumed lossless unless `nic.rto` is set.
+    /// loss recovery; here the fabric is assumed lossless unless `nic.rto` or
+    /// `cc.homa.resend_interval` is set.
     fn default_rto(&self) -> bool {
         false
     }
@@ -347,6 +352,17 @@ pub struct HomaArrival {
     pub now: SimTime,
 }
 
+/// What one data packet was to the receiver ([`HomaRx::on_data`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// A packet it already had.
+    Duplicate,
+    /// A new packet of a message it knew, or one that completed its message.
+    Counted,
+    /// The first packet of a message that is not yet complete.
+    Opened,
+}
+
 /// What the receiver's timeout found ([`HomaRx::resend_check`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resend {
@@ -359,10 +375,10 @@ pub enum Resend {
 impl HomaRx {
     /// Counts a packet (a duplicate counts once; a message is known from its
     /// first packet to arrive, whichever it is) and forgets a complete
-    /// message. Returns whether the packet was new.
-    pub fn on_data(&mut self, a: &HomaArrival) -> bool {
-        let i = match self.msgs.iter().position(|m| m.fid == a.fid) {
-            Some(i) => i,
+    /// message.
+    pub fn on_data(&mut self, a: &HomaArrival) -> Arrival {
+        let (i, opened) = match self.msgs.iter().position(|m| m.fid == a.fid) {
+            Some(i) => (i, false),
             None => {
                 self.arrivals += 1;
                 let unsched = a.size.min(a.rtt_bytes);
@@ -377,22 +393,27 @@ impl HomaRx {
                     last: a.now,
                     got: vec![0; a.size.div_ceil(a.mtu).div_ceil(64) as usize],
                 });
-                self.msgs.len() - 1
+                (self.msgs.len() - 1, true)
             }
         };
         let m = &mut self.msgs[i];
         let k = (a.seq / a.mtu) as usize;
         let (w, bit) = (k / 64, 1u64 << (k % 64));
         if m.got[w] & bit != 0 {
-            return false;
+            return Arrival::Duplicate;
         }
         m.got[w] |= bit;
         m.received += a.payload;
         m.last = a.now;
         if m.received >= m.size {
             self.msgs.swap_remove(i);
+            return Arrival::Counted;
         }
-        true
+        if opened {
+            Arrival::Opened
+        } else {
+            Arrival::Counted
+        }
     }
 
     /// The grants due now: SRPT over the messages with bytes left to grant,
@@ -469,11 +490,6 @@ impl HomaRx {
             },
             now: false,
         }
-    }
-
-    /// Whether message `fid` is known and not complete.
-    pub fn knows(&self, fid: FlowId) -> bool {
-        self.msgs.iter().any(|m| m.fid == fid)
     }
 
     /// Inbound messages not yet complete.

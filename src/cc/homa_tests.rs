@@ -100,7 +100,10 @@ fn the_receiver_grants_the_shortest_remaining_message_of_each_of_the_top_senders
     let mut g = Vec::new();
     // Three senders' messages: 100 KB, 40 KB, 70 KB (10 KB unscheduled each).
     for (fid, size) in [(0, 100_000), (1, 40_000), (2, 70_000)] {
-        assert!(rx.on_data(&arrival(fid, fid + 1, size, 0)));
+        assert_ne!(
+            rx.on_data(&arrival(fid, fid + 1, size, 0)),
+            Arrival::Duplicate
+        );
     }
     rx.grants(&p, 1000, &mut g);
     // Overcommit 2: the 40 KB then the 70 KB; each up to received + 10 KB.
@@ -142,8 +145,9 @@ fn a_second_message_of_a_granted_sender_waits_and_a_finished_message_frees_its_s
     for k in (1..20).rev() {
         rx.on_data(&arrival(0, 1, 20_000, k * 1000));
     }
-    assert!(
-        !rx.on_data(&arrival(1, 1, 30_000, 0)),
+    assert_eq!(
+        rx.on_data(&arrival(1, 1, 30_000, 0)),
+        Arrival::Duplicate,
         "a duplicate counts once"
     );
     assert_eq!(rx.active(), 2);
@@ -203,7 +207,10 @@ fn whatever_order_packets_arrive_in_no_message_has_more_than_rtt_bytes_granted_a
     while let Some(i) = (!net.is_empty()).then(|| rng.random_range(0..net.len())) {
         let (f, seq) = net.swap_remove(i);
         let size = sizes[f as usize];
-        assert!(rx.on_data(&arrival(f, f + 1, size, seq)));
+        assert_ne!(
+            rx.on_data(&arrival(f, f + 1, size, seq)),
+            Arrival::Duplicate
+        );
         done += 1000.min(size - seq);
         g.clear();
         rx.grants(&p, 1000, &mut g);
@@ -240,42 +247,19 @@ fn a_message_owing_bytes_gets_a_resend_after_an_interval_of_silence_and_not_befo
     let mut rx = HomaRx::default();
     let iv = Delta::from_us(100);
     let at = |us: u64| SimTime(Delta::from_us(us).ps());
+    let next = |us: u64, now: bool| Resend::Next { at: at(us), now };
     let mut a = arrival(0, 1, 20_000, 0);
     a.now = at(10);
-    rx.on_data(&a);
+    assert_eq!(rx.on_data(&a), Arrival::Opened);
     // 10 KB unscheduled owed, one packet in: quiet only from 110 us.
-    assert_eq!(
-        rx.resend_check(FlowId(0), at(60), iv),
-        Resend::Next {
-            at: at(110),
-            now: false
-        }
-    );
-    assert_eq!(
-        rx.resend_check(FlowId(0), at(110), iv),
-        Resend::Next {
-            at: at(210),
-            now: true
-        }
-    );
+    assert_eq!(rx.resend_check(FlowId(0), at(60), iv), next(110, false));
+    assert_eq!(rx.resend_check(FlowId(0), at(110), iv), next(210, true));
     // A RESEND restarts the silence; an arrival does too.
-    assert_eq!(
-        rx.resend_check(FlowId(0), at(150), iv),
-        Resend::Next {
-            at: at(210),
-            now: false
-        }
-    );
+    assert_eq!(rx.resend_check(FlowId(0), at(150), iv), next(210, false));
     let mut b = arrival(0, 1, 20_000, 1000);
     b.now = at(200);
-    rx.on_data(&b);
-    assert_eq!(
-        rx.resend_check(FlowId(0), at(210), iv),
-        Resend::Next {
-            at: at(300),
-            now: false
-        }
-    );
+    assert_eq!(rx.on_data(&b), Arrival::Counted);
+    assert_eq!(rx.resend_check(FlowId(0), at(210), iv), next(300, false));
     assert_eq!(rx.resend_check(FlowId(9), at(210), iv), Resend::Done);
 }
 
@@ -288,6 +272,9 @@ fn a_message_that_owes_nothing_waits_for_grants_without_a_resend() {
     for k in 0..3 {
         rx.on_data(&arrival(0, 1, 3_000, k * 1000));
     }
+    // A one-packet message is complete on arrival: nothing to time out.
+    assert_eq!(rx.on_data(&arrival(5, 3, 500, 0)), Arrival::Counted);
+    assert_eq!(rx.active(), 0);
     assert_eq!(
         rx.resend_check(FlowId(0), SimTime(Delta::from_ms(5).ps()), iv),
         Resend::Done

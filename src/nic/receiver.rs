@@ -13,7 +13,7 @@
 use super::qp::RecvQp;
 use super::{Nic, NicEnv};
 use crate::cc::CcKind;
-use crate::cc::homa::{HomaArrival, HomaPlan, Resend};
+use crate::cc::homa::{Arrival, HomaArrival, HomaPlan, Resend};
 use crate::cc::receiver::{ReceiverControl, RxEvent, RxFeedback};
 use crate::ids::FlowId;
 use crate::node::{Ctx, Event};
@@ -191,16 +191,15 @@ impl Nic {
             rtt_bytes: plan.rtt_bytes(f.pair_bdp, mtu),
             now: ctx.now,
         };
-        let known = self.homa.knows(fid);
-        if !self.homa.on_data(&arrival) {
-            return;
-        }
-        if let Some(iv) = plan.cfg.resend_interval
-            && !known
-            && self.homa.knows(fid)
-        {
-            // The receiver's timeout for this message (`on_cnp_timer`).
-            ctx.schedule_timer(ctx.now + iv, Event::CnpTimer { flow: fid });
+        match self.homa.on_data(&arrival) {
+            Arrival::Duplicate => return,
+            Arrival::Opened => {
+                if let Some(iv) = plan.cfg.resend_interval {
+                    // The receiver's timeout for this message (`on_cnp_timer`).
+                    ctx.schedule_timer(ctx.now + iv, Event::CnpTimer { flow: fid });
+                }
+            }
+            Arrival::Counted => {}
         }
         let mut grants = Vec::new();
         self.homa.grants(plan, mtu, &mut grants);

@@ -45,7 +45,8 @@ pub struct Transport {
     /// Keep every packet that arrives out of order, in a bitmap over the whole
     /// message, without NACKing it (Homa: a message's packets change priority
     /// and overtake each other by any distance; spraying reorders them too).
-    /// Losses are then recovered by the RTO alone.
+    /// Losses are then recovered by the RTO, or by Homa's RESEND (a NACK from
+    /// the receiver's timeout, `cc.homa.resend_interval`).
     pub reorder: bool,
 }
 

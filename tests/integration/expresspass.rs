@@ -83,29 +83,28 @@ fn a_16_to_1_incast_keeps_the_bottleneck_queue_at_a_few_packets_and_the_link_nea
     assert_within_data_share(goodput(&out, from, to), 0.95, "receiver goodput");
 }
 
+/// ExpressPass, PFC off, on a 3-host star: two flows of `size` starting at
+/// once, `(src, dst)` each.
+fn two_flows_on_a_3_host_star(pairs: [(u32, u32); 2], size: &str) -> String {
+    let flows: String = pairs
+        .iter()
+        .map(|(src, dst)| {
+            format!(
+                "[[workload.flows]]\nsrc = {src}\ndst = {dst}\nsize = \"{size}\"\nstart = \"0us\"\n"
+            )
+        })
+        .collect();
+    star(
+        3,
+        &format!("[switch.pfc]\nenabled = false\n[cc]\nalgorithm = \"expresspass\"\n{flows}"),
+    )
+}
+
 #[test]
 fn credits_from_two_receivers_through_one_switch_port_are_held_to_its_credit_share() {
     // Host 1 sends to hosts 0 and 2: both receivers credit it at up to the
     // full credit rate, and switch 3's port to host 1 shapes their sum.
-    let text = star(
-        3,
-        r#"
-[switch.pfc]
-enabled = false
-[cc]
-algorithm = "expresspass"
-[[workload.flows]]
-src = 1
-dst = 0
-size = "1GB"
-start = "0us"
-[[workload.flows]]
-src = 1
-dst = 2
-size = "1GB"
-start = "0us"
-"#,
-    );
+    let text = two_flows_on_a_3_host_star([(1, 0), (1, 2)], "1GB");
     let out = run_with(&text, &["stop=\"1ms\""], &traced());
     let s = &out.summary;
     assert!(s.credits_dropped > 0, "the switch port drops credits");
@@ -124,25 +123,7 @@ fn data_credits_and_acks_into_one_port_fit_it_without_a_standing_queue() {
     // (from host 2). A credit share that left the ACKs out offered that port
     // ~106 % of its rate and its queue grew for as long as the flows lasted
     // (205 KB with 4 MB flows).
-    let text = star(
-        3,
-        r#"
-[switch.pfc]
-enabled = false
-[cc]
-algorithm = "expresspass"
-[[workload.flows]]
-src = 0
-dst = 1
-size = "4MB"
-start = "0us"
-[[workload.flows]]
-src = 1
-dst = 2
-size = "4MB"
-start = "0us"
-"#,
-    );
+    let text = two_flows_on_a_3_host_star([(0, 1), (1, 2)], "4MB");
     let out = run_with(&text, &[], &RunOptions::default());
     assert_all_delivered(&out);
     let s = &out.summary;

@@ -134,7 +134,7 @@ impl Experiment for RccFig9 {
                     }
                 };
                 v.extend(SCHEMES.iter().map(|cc| spec(cc, cc)));
-                if BREAKDOWNS.iter().any(|b| b.0 == w) {
+                if broken_down(w) {
                     v.push(spec(HOMA_10K, "homa").set("cc.homa.rtt_bytes=10000"));
                 }
             }
@@ -152,14 +152,7 @@ impl Experiment for RccFig9 {
                 .map(|cc| {
                     loads(quick)
                         .iter()
-                        .map(|&l| {
-                            let f = &run(runs, &name(w, l, cc)).out.fct;
-                            mean(
-                                &f.iter()
-                                    .map(|r| r.fct.as_us_f64() / 1e3)
-                                    .collect::<Vec<_>>(),
-                            )
-                        })
+                        .map(|&l| mean_ms(&run(runs, &name(w, l, cc)).out.fct))
                         .collect()
                 })
                 .collect();
@@ -180,14 +173,13 @@ impl Experiment for RccFig9 {
                 top * 100.0,
                 split_vs(rcc, hpcc)
             ));
-            if BREAKDOWNS.iter().any(|b| b.0 == w) {
+            if broken_down(w) {
                 let homa_10k: Vec<String> = loads(quick)
                     .iter()
                     .zip(&avg[0])
                     .map(|(&l, rcc)| {
-                        let f = &run(runs, &name(w, l, HOMA_10K)).out.fct;
-                        let ms: Vec<f64> = f.iter().map(|r| r.fct.as_us_f64() / 1e3).collect();
-                        pct(reduction(*rcc, mean(&ms)))
+                        let homa = mean_ms(&run(runs, &name(w, l, HOMA_10K)).out.fct);
+                        pct(reduction(*rcc, homa))
                     })
                     .collect();
                 r.why.push_str(&format!(
@@ -356,6 +348,18 @@ fn incomplete(runs: &[Finished], w: &str, quick: bool) -> String {
     }
 }
 
+/// Whether workload `w` is one the paper breaks down by flow size (and so
+/// gets the unjudged Homa run beside it).
+fn broken_down(w: &str) -> bool {
+    BREAKDOWNS.iter().any(|b| b.0 == w)
+}
+
+/// The mean FCT of `f`, in ms.
+fn mean_ms(f: &[FctRecord]) -> f64 {
+    let ms: Vec<f64> = f.iter().map(|r| r.fct.as_us_f64() / 1e3).collect();
+    mean(&ms)
+}
+
 /// FCTs (µs) of the short (< `SHORT_BYTES`) or long flows.
 fn sized(f: &[FctRecord], short: bool) -> Vec<f64> {
     f.iter()
@@ -389,15 +393,10 @@ fn pct(x: f64) -> String {
 
 /// Mean FCT (µs) of the flows below and from `SHORT_BYTES`, with their counts.
 fn size_split(f: &[FctRecord]) -> [(f64, usize); 2] {
-    let part = |short: bool| {
-        let v: Vec<f64> = f
-            .iter()
-            .filter(|r| (r.size < SHORT_BYTES) == short)
-            .map(|r| r.fct.as_us_f64())
-            .collect();
+    [true, false].map(|short| {
+        let v = sized(f, short);
         (mean(&v), v.len())
-    };
-    [part(true), part(false)]
+    })
 }
 
 /// "flows < 100 KB: 11.3 vs 14.8 µs (n); >= 100 KB: ..." for RCC vs another scheme
