@@ -12,6 +12,8 @@ pub const MAX_LINKS: u64 = 4_000_000;
 
 /// Ports of one node (a port id is 16 bits).
 pub const MAX_PORTS_PER_NODE: u64 = u16::MAX as u64;
+/// NICs a server may have in a generated fabric (AI servers have 8).
+pub const MAX_NICS_PER_HOST: u32 = 16;
 
 /// Flows in a flow file, in one generator table, or in a whole workload (each
 /// flow costs about 32 bytes before the run and a few hundred during it).

@@ -75,13 +75,20 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
         (None, Some(_)) => FlowFormat::Both,
         (None, None) => FlowFormat::Csv,
     };
+    // The flows between servers, as the workload named them (a run places them
+    // on the servers' NICs again, the same way: config::nics).
+    let flows: Vec<FlowSpec> = (cfg.flows.iter())
+        .map(|f| FlowSpec {
+            src: cfg.topo.server(f.src),
+            dst: cfg.topo.server(f.dst),
+            ..f.clone()
+        })
+        .collect();
     let shifted: Vec<FlowSpec>;
     let ns3_flows = if args.ns3_offset.is_zero() {
-        &cfg.flows
+        &flows
     } else {
-        shifted = cfg
-            .flows
-            .iter()
+        shifted = (flows.iter())
             .map(|f| FlowSpec {
                 start: SimTime(f.start.ps() + args.ns3_offset.ps()),
                 ..f.clone()
@@ -89,7 +96,7 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
             .collect();
         &shifted
     };
-    let total: u64 = cfg.flows.iter().map(|f| f.size).sum();
+    let total: u64 = flows.iter().map(|f| f.size).sum();
     // Check every destination before writing any, so a bad one leaves nothing.
     if let Some(p) = &args.topology_out {
         check_dest("--topology-out", p)?;
@@ -112,7 +119,7 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
     }
     let Some(out) = &args.out else {
         let text = match format {
-            FlowFormat::Csv => format_csv(&cfg.flows),
+            FlowFormat::Csv => format_csv(&flows),
             FlowFormat::Ns3 => format_flows(ns3_flows),
             FlowFormat::Both => {
                 return Err(InputError::new(
@@ -140,10 +147,10 @@ pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
         Ok(())
     };
     match format {
-        FlowFormat::Csv => write(out.clone(), format_csv(&cfg.flows))?,
+        FlowFormat::Csv => write(out.clone(), format_csv(&flows))?,
         FlowFormat::Ns3 => write(out.clone(), format_flows(ns3_flows))?,
         FlowFormat::Both => {
-            write(out.with_extension("csv"), format_csv(&cfg.flows))?;
+            write(out.with_extension("csv"), format_csv(&flows))?;
             write(out.with_extension("txt"), format_flows(ns3_flows))?;
         }
     }

@@ -4,6 +4,7 @@
 //! `nic`, [`MmuPlan`] and [`EcnPlan`] in `switch`, `CcKind` in `cc`); this module
 //! holds the aggregate and the settings of the run itself (outputs, diagnostics).
 
+pub mod nics;
 pub mod paths;
 
 use crate::cc::CcKind;

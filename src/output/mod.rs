@@ -213,6 +213,9 @@ pub struct Recorder {
     ns3: Option<ns3::Ns3Files>,
     /// A previous run's files, removed just before this run's are moved in.
     replace: Vec<PathBuf>,
+    /// Servers with several NICs: each NIC's (server, index among the
+    /// server's NICs), for the files' host and NIC columns.
+    nic_names: Option<std::collections::HashMap<u32, (u32, u8)>>,
 }
 
 impl Recorder {
@@ -236,6 +239,7 @@ impl Recorder {
             latency_window: None,
             ns3: None,
             replace: Vec::new(),
+            nic_names: None,
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
@@ -284,6 +288,9 @@ impl Recorder {
             cfg.source, cfg.scenario_text
         ));
         self.configure_hists(&cfg, n_egress, &watched);
+        if cfg.topo.multi_nic() {
+            self.name_nics(cfg.topo, &dir)?;
+        }
         if plan.fct_format == plan::FctFormat::Ns3 {
             let is_switch = (0..cfg.topo.spec.kinds.len())
                 .map(|n| !cfg.topo.is_host(NodeId::from_idx(n)))
@@ -295,6 +302,25 @@ impl Recorder {
             )?);
         }
         self.watched = watched;
+        Ok(())
+    }
+
+    /// On a fabric whose servers have several NICs, fct.csv names the server
+    /// in `src` and `dst` (its first NIC's node id) and adds which of its
+    /// NICs carried the flow (`src_nic`, `dst_nic`: 0 for the first).
+    fn name_nics(&mut self, topo: &crate::topology::Topology, dir: &Path) -> Result<(), Error> {
+        let mut names = std::collections::HashMap::new();
+        for s in topo.servers() {
+            for (i, n) in topo.nics(s).iter().enumerate() {
+                names.insert(n.0, (s.0, i as u8));
+            }
+        }
+        self.nic_names = Some(names);
+        // The same temporary file: the old one goes before the new one is made.
+        self.fct_file = None;
+        let mut fct = AtomicFile::create(dir, "fct.csv")?;
+        writeln!(fct, "{FCT_HEADER},src_nic,dst_nic").map_err(|e| fct.err(e))?;
+        self.fct_file = Some(fct);
         Ok(())
     }
 
@@ -449,28 +475,37 @@ impl Recorder {
         if self.ledger.is_over() {
             return;
         }
+        let (mut named, mut nics) = (r.clone(), None);
+        if let Some(names) = &self.nic_names {
+            let (s, sn) = names.get(&r.src).copied().unwrap_or((r.src, 0));
+            let (d, dn) = names.get(&r.dst).copied().unwrap_or((r.dst, 0));
+            (named.src, named.dst, nics) = (s, d, Some((sn, dn)));
+        }
         if let Some(f) = self.fct_file.as_mut() {
-            let res = writeln!(
+            let mut res = write!(
                 f,
                 "{},{},{},{},{},{},{},{:.6},{},{},{},{}",
-                r.flow_id,
-                r.src,
-                r.dst,
-                r.size,
-                fmt_ns(r.start.ps()),
-                fmt_ns(r.fct.ps()),
-                fmt_ns(r.ideal.ps()),
-                r.slowdown(),
-                r.retx_bytes,
-                r.cnps,
-                r.timeouts,
-                r.dport
-            )
-            .map_err(|e| f.err(e));
+                named.flow_id,
+                named.src,
+                named.dst,
+                named.size,
+                fmt_ns(named.start.ps()),
+                fmt_ns(named.fct.ps()),
+                fmt_ns(named.ideal.ps()),
+                named.slowdown(),
+                named.retx_bytes,
+                named.cnps,
+                named.timeouts,
+                named.dport
+            );
+            if let Some((sn, dn)) = nics {
+                res = res.and_then(|()| write!(f, ",{sn},{dn}"));
+            }
+            let res = res.and_then(|()| writeln!(f)).map_err(|e| f.err(e));
             self.note(res);
         }
         if let Some(n) = self.ns3.as_mut() {
-            let res = n.flow_done(&r);
+            let res = n.flow_done(&named);
             self.note(res);
         }
         self.slowdowns.push(r.slowdown());

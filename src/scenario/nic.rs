@@ -3,6 +3,7 @@
 //! docs/scenario.md is the reference for every key.
 
 use super::ctx::Ctx;
+use crate::config::nics::{NicPlacement, ReceiveOn};
 use crate::error::InputError;
 use crate::nic::irn::{IrnConfig, LossRecovery};
 use crate::nic::{NicPlan, Ns3Ack};
@@ -47,6 +48,46 @@ pub(super) struct NicSection {
     /// IRN parameters (with loss_recovery = "irn").
     #[serde(default)]
     irn: IrnSection,
+    /// Servers with several NICs: "ns3-hash" (the ns3-hpcc default), "hash"
+    /// (the default), "round-robin" or "given" (the workload names NICs).
+    placement: Option<Placement>,
+    /// Servers with several NICs: "fabric" (where the switches deliver a flow
+    /// routed to the server; default) or "same-rail" (the sending NIC's index).
+    receive_on: Option<ReceiveOnKind>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum ReceiveOnKind {
+    Fabric,
+    SameRail,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Placement {
+    Ns3Hash,
+    Hash,
+    RoundRobin,
+    Given,
+}
+
+/// How flows are placed on the NICs of servers with several
+/// (`nic.placement`, else the profile's default).
+pub(super) fn placement(n: &NicSection, profile: Profile) -> (NicPlacement, ReceiveOn) {
+    let receive = match n.receive_on {
+        Some(ReceiveOnKind::SameRail) => ReceiveOn::SameRail,
+        _ => ReceiveOn::Fabric,
+    };
+    let send = match n.placement {
+        Some(Placement::Ns3Hash) => NicPlacement::Ns3Hash,
+        Some(Placement::Hash) => NicPlacement::Hash,
+        Some(Placement::RoundRobin) => NicPlacement::RoundRobin,
+        Some(Placement::Given) => NicPlacement::Given,
+        None if profile == Profile::Ns3Hpcc => NicPlacement::Ns3Hash,
+        None => NicPlacement::Hash,
+    };
+    (send, receive)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

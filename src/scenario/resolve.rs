@@ -47,7 +47,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let diag = diagnostics::resolve(&f.diagnostics, spray, &cx)?;
     let ecn = switch::resolve_ecn(&f.switch, &cc, &cx)?;
     let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
-    let flows = workload::resolve(
+    let mut flows = workload::resolve(
         &f.workload,
         &topo,
         &loaded.base_dir,
@@ -55,6 +55,8 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         payload_fraction,
         &cx,
     )?;
+    let placement = nic::placement(&f.nic, f.profile);
+    crate::config::nics::place(&mut flows, &topo, placement, model.ecmp_hash, f.seed);
     let offset = f.workload.ns3_time_offset();
     let output = output::resolve(&f.output, offset, &topo, flows.len(), &cx)?;
     let stop = check_stop(f.stop, &cx)?;

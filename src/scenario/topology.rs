@@ -10,7 +10,9 @@
 use super::ctx::{Ctx, resolve_path};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};
-use crate::topology::{Topology, TopologySpec, builders, leaf_spine, ns3, parking_lot, testbeds};
+use crate::topology::{
+    Topology, TopologySpec, builders, leaf_spine, multi_nic, ns3, parking_lot, testbeds,
+};
 use crate::units::{Delta, Rate};
 use serde::Deserialize;
 use std::path::Path;
@@ -29,6 +31,7 @@ pub(super) enum TopologySection {
     DcqcnTestbed(DcqcnTestbed),
     HpccTestbed(FixedFabric),
     ParkingLot(ParkingLot),
+    RailOptimized(RailOptimized),
 }
 
 /// Hosts around one switch. Fields marked required are checked when building,
@@ -69,14 +72,16 @@ pub(super) struct Dumbbell {
 pub(super) struct Ns3File {
     /// Required: the file, relative to the scenario file.
     file: Option<String>,
-    /// What to do with hosts that have several links: "reject" (default) or
-    /// "first-link" (keep each host's first link; a host has one NIC port).
+    /// What to do with hosts that have several links: "nics" (default: one
+    /// NIC per link, as the ns-3 simulator), "first-link" (keep each host's
+    /// first link) or "reject".
     multi_homed: Option<MultiHomed>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum MultiHomed {
+    Nics,
     Reject,
     FirstLink,
 }
@@ -101,6 +106,8 @@ pub(super) struct FatTree {
     /// Switch-to-switch links; default `host_rate`.
     fabric_rate: Option<Rate>,
     loss: Option<f64>,
+    /// NICs a server, each under its own copy of its ToR. Default 1.
+    nics_per_host: Option<u32>,
 }
 
 /// A fixed fabric from a paper (`hpcc-fat-tree`, `hpcc-testbed`): only its
@@ -108,6 +115,26 @@ pub(super) struct FatTree {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FixedFabric {
+    host_rate: Option<Rate>,
+    fabric_rate: Option<Rate>,
+    delay: Option<Delta>,
+    loss: Option<f64>,
+    /// NICs a server: each under its own copy of its ToR (hpcc-fat-tree), or
+    /// the testbed's two NICs as one server (hpcc-testbed, 2). Default 1.
+    nics_per_host: Option<u32>,
+}
+
+/// A rail-optimized fabric: groups of servers whose NIC r is on the group's
+/// rail-r leaf; every leaf linked to every spine.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RailOptimized {
+    /// Required: groups (scalable units), servers a group, NICs (rails) a server, spines.
+    groups: Option<u32>,
+    servers_per_group: Option<u32>,
+    rails: Option<u32>,
+    spines: Option<u32>,
+    /// Required.
     host_rate: Option<Rate>,
     fabric_rate: Option<Rate>,
     delay: Option<Delta>,
@@ -130,6 +157,8 @@ pub(super) struct LeafSpine {
     oversubscription: Option<f64>,
     fabric_rate: Option<Rate>,
     loss: Option<f64>,
+    /// NICs a server, each under its own copy of its leaf. Default 1.
+    nics_per_host: Option<u32>,
 }
 
 /// DCQCN Fig. 2's testbed.
@@ -181,6 +210,7 @@ impl TopologySection {
             TopologySection::DcqcnTestbed(t) => dcqcn_testbed(t, &b("dcqcn-testbed")),
             TopologySection::HpccTestbed(t) => hpcc_testbed(t, &b("hpcc-testbed")),
             TopologySection::ParkingLot(t) => parking_lot_kind(t, &b("parking-lot")),
+            TopologySection::RailOptimized(t) => rail_optimized(t, &b("rail-optimized")),
         }
     }
 }
@@ -245,6 +275,31 @@ impl Build<'_> {
         }
     }
 
+    /// `nics_per_host` (default 1), at most [`crate::limits::MAX_NICS_PER_HOST`].
+    fn nics(&self, v: Option<u32>) -> Result<u32, InputError> {
+        let field = if self.kind == "rail-optimized" {
+            "rails"
+        } else {
+            "nics_per_host"
+        };
+        let n = self.count(field, v.unwrap_or(1), 1)?;
+        let max = crate::limits::MAX_NICS_PER_HOST;
+        if n > max {
+            return Err(self.cx.err(
+                format!("topology.{field}"),
+                format!("{n} NICs a server is more than {max} (valid: 1..{max})"),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// `spec` with `nics` NICs a server ([`multi_nic::multi_home`]).
+    fn multi_home(&self, spec: TopologySpec, nics: u32) -> Result<TopologySpec, InputError> {
+        let nodes = spec.kinds.len() as u64 * nics as u64;
+        check_size(nodes, 0, 0, self.cx)?;
+        Ok(multi_nic::multi_home(spec, nics))
+    }
+
     fn count(&self, field: &str, v: u32, min: u32) -> Result<u32, InputError> {
         if v < min {
             Err(self.cx.err(
@@ -298,26 +353,25 @@ fn dumbbell(t: &Dumbbell, b: &Build) -> Result<TopologySpec, InputError> {
 
 fn ns3_file(t: &Ns3File, base: &Path, b: &Build) -> Result<TopologySpec, InputError> {
     let path = resolve_path(base, b.need("file", t.file.as_deref())?);
-    if t.multi_homed == Some(MultiHomed::FirstLink) {
-        let mut spec = ns3::read_topology_unchecked(&path)?;
-        ns3::keep_first_host_link(&mut spec);
-        spec.validate()
-            .map_err(|m| InputError::in_file(&path, "", m))?;
-        return Ok(spec);
+    let mode = t.multi_homed.unwrap_or(MultiHomed::Nics);
+    if mode == MultiHomed::Nics {
+        return ns3::read_topology(&path);
     }
-    ns3::read_topology(&path).map_err(|e| {
-        if e.message.contains(" links; each host has one NIC port") {
-            InputError {
-                message: format!(
-                    "{} (or set topology.multi_homed = \"first-link\" to keep each host's first link)",
-                    e.message
-                ),
-                ..e
-            }
+    let mut spec = ns3::read_topology_unchecked(&path)?;
+    if mode == MultiHomed::FirstLink {
+        ns3::keep_first_host_link(&mut spec);
+    }
+    spec.validate().map_err(|m| {
+        let m = if m.contains(" links; each host has one NIC port") {
+            format!(
+                "{m} (set topology.multi_homed = \"nics\" for one NIC per link, or \"first-link\" to keep each host's first link)"
+            )
         } else {
-            e
-        }
-    })
+            m
+        };
+        InputError::in_file(&path, "", m)
+    })?;
+    Ok(spec)
 }
 
 fn fat_tree_kind(t: &FatTree, b: &Build) -> Result<TopologySpec, InputError> {
@@ -328,7 +382,8 @@ fn fat_tree_kind(t: &FatTree, b: &Build) -> Result<TopologySpec, InputError> {
     // Fabric links default to the host rate where the papers use one rate.
     let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(host_rate)))?;
     let shape = fat_tree_shape(t, hr, fr, b.cx)?;
-    Ok(links.on(fat_tree(shape, hr, fr, links.delay)))
+    let nics = b.nics(t.nics_per_host)?;
+    b.multi_home(links.on(fat_tree(shape, hr, fr, links.delay)), nics)
 }
 
 /// The HPCC §5.1 fabric (`hpcc-fat-tree`): 100 and 400 Gbps unless given.
@@ -336,7 +391,11 @@ fn hpcc_fat_tree(t: &FixedFabric, b: &Build) -> Result<TopologySpec, InputError>
     let links = b.links(t.delay, t.loss)?;
     let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(100))))?;
     let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(Rate::from_gbps(400))))?;
-    Ok(links.on(fat_tree(FatTreeShape::HPCC, hr, fr, links.delay)))
+    let nics = b.nics(t.nics_per_host)?;
+    b.multi_home(
+        links.on(fat_tree(FatTreeShape::HPCC, hr, fr, links.delay)),
+        nics,
+    )
 }
 
 fn leaf_spine_kind(t: &LeafSpine, b: &Build) -> Result<TopologySpec, InputError> {
@@ -362,7 +421,8 @@ fn leaf_spine_kind(t: &LeafSpine, b: &Build) -> Result<TopologySpec, InputError>
         b.cx,
     )?;
     let spec = leaf_spine::leaf_spine(leaves, spines, per_leaf, hr, fr, links.delay);
-    Ok(links.on(spec))
+    let nics = b.nics(t.nics_per_host)?;
+    b.multi_home(links.on(spec), nics)
 }
 
 fn dcqcn_testbed(t: &DcqcnTestbed, b: &Build) -> Result<TopologySpec, InputError> {
@@ -379,7 +439,38 @@ fn hpcc_testbed(t: &FixedFabric, b: &Build) -> Result<TopologySpec, InputError> 
     let links = b.links(t.delay, t.loss)?;
     let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(25))))?;
     let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(Rate::from_gbps(100))))?;
-    Ok(links.on(testbeds::hpcc_testbed(hr, fr, links.delay)))
+    let mut spec = links.on(testbeds::hpcc_testbed(hr, fr, links.delay));
+    match t.nics_per_host.unwrap_or(1) {
+        1 => {}
+        2 => testbeds::hpcc_testbed_servers(&mut spec),
+        n => {
+            return Err(b.cx.err(
+                "topology.nics_per_host",
+                format!("{n} is not the testbed's: 1 (each NIC a host of its own) or 2 (one server with two NICs)"),
+            ));
+        }
+    }
+    Ok(spec)
+}
+
+fn rail_optimized(t: &RailOptimized, b: &Build) -> Result<TopologySpec, InputError> {
+    let groups = b.count("groups", b.need("groups", t.groups)?, 1)?;
+    let servers = b.count(
+        "servers_per_group",
+        b.need("servers_per_group", t.servers_per_group)?,
+        1,
+    )?;
+    let rails = b.nics(Some(b.need("rails", t.rails)?))?;
+    let spines = b.count("spines", b.need("spines", t.spines)?, 1)?;
+    let host_rate = b.need("host_rate", t.host_rate)?;
+    let links = b.links(t.delay, t.loss)?;
+    let hr = b.rate("host_rate", Some(host_rate))?;
+    let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(host_rate)))?;
+    let leaves = groups as u64 * rails as u64;
+    let nodes = groups as u64 * servers as u64 * rails as u64 + leaves + spines as u64;
+    check_size(nodes, leaves + spines as u64, leaves, b.cx)?;
+    let spec = multi_nic::rail_optimized(groups, servers, rails, spines, hr, fr, links.delay);
+    Ok(links.on(spec))
 }
 
 fn parking_lot_kind(t: &ParkingLot, b: &Build) -> Result<TopologySpec, InputError> {

@@ -212,8 +212,8 @@ impl Nodes {
     }
 }
 
-/// Every flow's constants: its source port (a per-(src, dst) counter from
-/// 10000, like the ns-3 simulator), its path's ideal FCT, RTT and BDP, and
+/// Every flow's constants: its source port (a per-(src, dst) server counter
+/// from 10000, like the ns-3 simulator), its path's ideal FCT, RTT and BDP, and
 /// IRN's window cap.
 fn flow_infos(
     cfg: &RunConfig,
@@ -223,7 +223,6 @@ fn flow_infos(
 ) -> Vec<FlowInfo> {
     let base_rtt = path_model.base_rtt();
     let mtu_wire = cfg.mtu_wire();
-    let mut sport_ctr = std::collections::HashMap::<(u32, u32), u16>::new();
     let irn_cap = |spec: &FlowSpec| {
         let LossRecovery::Irn(c) = &cfg.nic.loss_recovery else {
             return None;
@@ -235,11 +234,9 @@ fn flow_infos(
             bdp.div_ceil(mtu_wire as u64).max(1) as u32
         }))
     };
-    (cfg.flows.iter().zip(slots))
-        .map(|(spec, &(send_slot, recv_slot))| {
-            let c = sport_ctr.entry((spec.src.0, spec.dst.0)).or_insert(10_000);
-            let sport = *c;
-            *c = c.wrapping_add(1);
+    let sports = crate::config::nics::source_ports(&cfg.flows, &cfg.topo);
+    (cfg.flows.iter().zip(slots).zip(sports))
+        .map(|((spec, &(send_slot, recv_slot)), sport)| {
             let path = path_model.flow(cfg, seed, spec, sport);
             FlowInfo {
                 sport,

@@ -88,6 +88,16 @@ pub struct FlowKey {
 }
 
 impl FlowKey {
+    /// The key with each end's address ([`crate::topology::routing::Routes::address`]):
+    /// what ECMP hashes.
+    #[inline(always)]
+    pub fn addressed(self, routes: &crate::topology::routing::Routes) -> FlowKey {
+        FlowKey {
+            src: routes.address(NodeId(self.src)),
+            dst: routes.address(NodeId(self.dst)),
+            ..self
+        }
+    }
     /// The key of the packets going the other way (the flow's ACKs).
     pub fn reversed(self) -> FlowKey {
         FlowKey {
@@ -202,7 +212,7 @@ pub fn trace(topo: &Topology, hash: EcmpHash, run_seed: u64, key: FlowKey) -> Ve
             hash,
             switch_seed(topo, hash, run_seed, node),
             node,
-            key,
+            key.addressed(&topo.routes),
         )
         .unwrap_or_else(|| panic!("no route from switch {node} to host {dst}"));
         let hop = SwitchHop {

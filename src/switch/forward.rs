@@ -52,6 +52,7 @@ impl Switch {
                     dport: pkt.dport,
                 };
                 let hash = env.cfg.model.ecmp_hash;
+                let key = key.addressed(env.routes);
                 super::ecmp::next_hop(hops, hash, self.ecmp_seed, self.node, key)
             }
             LoadBalancing::Spray => self.spray.next_hop(hops),

@@ -214,7 +214,7 @@ mod tests {
         TopologySpec {
             kinds,
             links,
-            names: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -3,7 +3,13 @@
 //! A [`TopologySpec`] is the plain description (node kinds and a link list) that
 //! generators and file readers produce. [`Topology::build`] validates it and turns
 //! it into ports: every link gives one port at each end, numbered in link order.
-//! Each host has exactly one port (one NIC port, as the papers' hosts have).
+//! Every `Host` node is one NIC port with exactly one link. A server with several
+//! NICs (a dual-homed host, a multi-rail AI server) is several `Host` nodes, its
+//! first NIC standing for the server: [`TopologySpec::extra_nics`] lists the others,
+//! and [`Topology::nics`] / [`Topology::server`] map between the two. The NICs of a
+//! server share nothing but its name: each has its own queues, pacing and PFC, as
+//! in the HPCC ns-3 simulator, and a flow is placed on one NIC at each end
+//! (`config::nic_placement`).
 //! Routing (equal-cost shortest paths for ECMP) lives in [`routing`].
 //!
 //! Generators: [`builders`] (star, dumbbell), [`fat_tree`] (k-ary and the HPCC
@@ -15,6 +21,7 @@ pub mod fat_tree;
 pub mod fat_tree_iso;
 pub mod graph;
 pub mod leaf_spine;
+pub mod multi_nic;
 pub mod ns3;
 pub mod parking_lot;
 pub mod routing;
@@ -50,6 +57,10 @@ pub struct TopologySpec {
     pub links: Vec<LinkSpec>,
     /// Optional human names per node (e.g. "T1", "L2"); empty means numbers.
     pub names: Vec<String>,
+    /// Servers with several NICs: every NIC after a server's first, as (that
+    /// NIC, the server's first NIC), in the server's NIC order. Empty when every
+    /// server has one NIC.
+    pub extra_nics: Vec<(NodeId, NodeId)>,
 }
 
 impl TopologySpec {
@@ -148,6 +159,7 @@ impl TopologySpec {
                 }
             }
         }
+        self.validate_extra_nics()?;
         // Connectivity over all nodes.
         let mut adj = vec![Vec::new(); n];
         for l in &self.links {
@@ -172,6 +184,54 @@ impl TopologySpec {
             ));
         }
         Ok(())
+    }
+}
+
+impl TopologySpec {
+    /// Every extra NIC is a host of its own, listed once, and belongs to a
+    /// server that is not itself an extra NIC.
+    fn validate_extra_nics(&self) -> Result<(), String> {
+        let n = self.kinds.len();
+        let is_host = |v: NodeId| v.idx() < n && self.kinds[v.idx()] == NodeKind::Host;
+        let mut extra = vec![false; n];
+        for &(nic, _) in &self.extra_nics {
+            if !is_host(nic) || std::mem::replace(&mut extra[nic.idx()], true) {
+                return Err(format!(
+                    "extra NIC {nic} is not a host or is listed twice (each NIC is a host with one link)"
+                ));
+            }
+        }
+        for &(nic, server) in &self.extra_nics {
+            if !is_host(server) || extra[server.idx()] {
+                return Err(format!(
+                    "extra NIC {nic} belongs to {server}, which is not a server's first NIC"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The servers with several NICs: each NIC's server and each server's NICs.
+#[derive(Clone, Debug, Default)]
+pub struct ServerNics {
+    /// Every extra NIC's server (its first NIC).
+    server: std::collections::HashMap<NodeId, NodeId>,
+    /// Every multi-NIC server's NICs, its first first.
+    nics: std::collections::HashMap<NodeId, Vec<NodeId>>,
+}
+
+impl ServerNics {
+    fn new(extra: &[(NodeId, NodeId)]) -> ServerNics {
+        let mut s = ServerNics::default();
+        for &(nic, server) in extra {
+            s.server.insert(nic, server);
+            s.nics
+                .entry(server)
+                .or_insert_with(|| vec![server])
+                .push(nic);
+        }
+        s
     }
 }
 
@@ -220,6 +280,8 @@ pub struct Topology {
     /// switches 1, ...; `u32::MAX` if no host is reachable): the tier the
     /// symmetric ECMP hash seeds by.
     pub levels: Vec<u32>,
+    /// Servers with several NICs ([`TopologySpec::extra_nics`]).
+    pub server_nics: ServerNics,
 }
 
 impl Topology {
@@ -275,7 +337,9 @@ impl Topology {
         let routes =
             routing::Routes::compute(&spec, &ports, &switches, &graph, routing::HopOrder::Port)?;
         let levels = levels(&ports, &hosts);
+        let server_nics = ServerNics::new(&spec.extra_nics);
         Ok(Topology {
+            server_nics,
             spec,
             ports,
             kind_index,
@@ -322,7 +386,43 @@ impl Topology {
             .flat_map(|&s| (0..self.ports[s.idx()].len() as u16).map(move |p| (s, p)))
             .collect()
     }
-    /// The host's only port.
+    /// Whether some server has several NICs.
+    pub fn multi_nic(&self) -> bool {
+        !self.spec.extra_nics.is_empty()
+    }
+    /// The server NIC (host node) `n` belongs to: its first NIC, which names it.
+    pub fn server(&self, n: NodeId) -> NodeId {
+        self.server_nics.server.get(&n).copied().unwrap_or(n)
+    }
+    /// Server `s`'s NICs, its first (`s` itself) first.
+    pub fn nics(&self, s: NodeId) -> &[NodeId] {
+        match self.server_nics.nics.get(&s) {
+            Some(v) => v,
+            None => std::slice::from_ref(&self.hosts[self.kind_index[s.idx()] as usize]),
+        }
+    }
+    /// Links between NICs `a` and `b` on a shortest path, if `b` is reachable.
+    pub fn nic_distance(&self, a: NodeId, b: NodeId) -> Option<u32> {
+        let (sa, sb) = (self.host_port(a).peer, self.host_port(b).peer);
+        if a == b {
+            return Some(0);
+        }
+        if sa == sb {
+            return Some(2);
+        }
+        let d = self
+            .routes
+            .hops_to_attachment(self.kind_index[sa.idx()], b)?;
+        Some(d as u32 + 2)
+    }
+    /// The servers (hosts that are not an extra NIC), in id order.
+    pub fn servers(&self) -> Vec<NodeId> {
+        let extra = &self.server_nics.server;
+        (self.hosts.iter().copied())
+            .filter(|h| !extra.contains_key(h))
+            .collect()
+    }
+    /// The NIC's only port.
     pub fn host_port(&self, h: NodeId) -> &PortInfo {
         &self.ports[h.idx()][0]
     }

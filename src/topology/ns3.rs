@@ -130,8 +130,11 @@ pub fn read_topology(path: &Path) -> Result<TopologySpec, InputError> {
     parse_topology(path, &text)
 }
 
+/// Parses a topology file as the ns-3 simulator reads it: a host with several
+/// links has one NIC per link ([`split_multi_homed`]).
 pub fn parse_topology(path: &Path, text: &str) -> Result<TopologySpec, InputError> {
-    let spec = parse_topology_unchecked(path, text)?;
+    let mut spec = parse_topology_unchecked(path, text)?;
+    split_multi_homed(&mut spec);
     spec.validate()
         .map_err(|m| InputError::in_file(path, "", m))?;
     Ok(spec)
@@ -227,15 +230,47 @@ fn parse_topology_unchecked(path: &Path, text: &str) -> Result<TopologySpec, Inp
     Ok(TopologySpec {
         kinds,
         links,
-        names: Vec::new(),
+        ..Default::default()
     })
+}
+
+/// Gives every link of a multi-homed host after its first a NIC of its own, as
+/// the ns-3 simulator gives such a host one NIC (net device) per link, in link
+/// order: the host's node keeps its first link and stands for the server; each
+/// further link goes to a new `Host` node appended after the file's nodes and
+/// listed in [`TopologySpec::extra_nics`]. Node ids of the file are unchanged,
+/// so flow files apply as they are. Returns the number of NICs added.
+pub fn split_multi_homed(spec: &mut TopologySpec) -> usize {
+    let mut seen = vec![false; spec.kinds.len()];
+    let before = spec.kinds.len();
+    for i in 0..spec.links.len() {
+        for end in 0..2 {
+            let l = &spec.links[i];
+            let v = if end == 0 { l.a } else { l.b };
+            if spec.kinds.get(v.idx()) != Some(&NodeKind::Host)
+                || !std::mem::replace(&mut seen[v.idx()], true)
+            {
+                continue;
+            }
+            let nic = NodeId(spec.kinds.len() as u32);
+            spec.kinds.push(NodeKind::Host);
+            if !spec.names.is_empty() {
+                let k = spec.extra_nics.iter().filter(|e| e.1 == v).count() + 1;
+                spec.names.push(format!("{}.nic{k}", spec.names[v.idx()]));
+            }
+            spec.extra_nics.push((nic, v));
+            let l = &mut spec.links[i];
+            *(if end == 0 { &mut l.a } else { &mut l.b }) = nic;
+        }
+    }
+    spec.kinds.len() - before
 }
 
 /// Keeps only the first link of every host that has several (multi-homed hosts,
 /// e.g. `mix/ali_32host_10rack.txt`, where each server has two 25 Gbps uplinks to
-/// a ToR pair). A host here has one NIC port, so this is the simplification that
-/// lets such files run: node ids stay the same and flow files apply unchanged,
-/// but each host has one NIC's capacity. Returns the number of links dropped.
+/// a ToR pair), instead of a NIC per link ([`split_multi_homed`]): node ids stay
+/// the same and flow files apply unchanged, but each server has one NIC's
+/// capacity. Returns the number of links dropped.
 pub fn keep_first_host_link(spec: &mut TopologySpec) -> usize {
     let mut seen = vec![false; spec.kinds.len()];
     let before = spec.links.len();
@@ -257,17 +292,27 @@ pub fn keep_first_host_link(spec: &mut TopologySpec) -> usize {
 /// Writes a topology in the HPCC ns-3 format: the header, the switch ids, then
 /// `a b rate delay error_rate` per link, like `mix/fat.txt` (delay in ns, or ps
 /// when not whole; error rate with 6 decimals), so generated fabrics run in ns-3.
+/// A server with several NICs is one node there with one link per NIC, so extra
+/// NICs are folded into their server and the other nodes renumbered in order.
 pub fn format_topology(spec: &TopologySpec) -> String {
-    let switches: Vec<String> = spec
-        .kinds
-        .iter()
-        .enumerate()
+    let mut id: Vec<u32> = Vec::with_capacity(spec.kinds.len());
+    let mut extra = vec![None; spec.kinds.len()];
+    for &(nic, server) in &spec.extra_nics {
+        extra[nic.idx()] = Some(server);
+    }
+    let mut next = 0;
+    for e in &extra {
+        id.push(next);
+        next += u32::from(e.is_none());
+    }
+    let file_id = |v: NodeId| id[extra[v.idx()].unwrap_or(v).idx()];
+    let switches: Vec<String> = (spec.kinds.iter().enumerate())
         .filter(|(_, k)| **k == NodeKind::Switch)
-        .map(|(i, _)| i.to_string())
+        .map(|(i, _)| id[i].to_string())
         .collect();
     let mut s = format!(
         "{} {} {}\n{}\n",
-        spec.kinds.len(),
+        next,
         switches.len(),
         spec.links.len(),
         switches.join(" ")
@@ -281,7 +326,10 @@ pub fn format_topology(spec: &TopologySpec) -> String {
         };
         s.push_str(&format!(
             "{} {} {} {delay} {:.6}\n",
-            l.a, l.b, l.rate, l.loss
+            file_id(l.a),
+            file_id(l.b),
+            l.rate,
+            l.loss
         ));
     }
     s.push('\n');
@@ -396,13 +444,61 @@ mod tests {
     #[test]
     fn dual_homed_hosts_keep_their_first_link_when_asked() {
         let path = data("mix/ali_32host_10rack.txt");
-        let e = read_topology(&path).unwrap_err().to_string();
-        assert!(e.contains("host 0 has 2 links"), "{e}");
         let mut spec = read_topology_unchecked(&path).unwrap();
+        let e = spec.validate().unwrap_err();
+        assert!(e.contains("host 0 has 2 links"), "{e}");
         assert_eq!(keep_first_host_link(&mut spec), 320);
         assert_eq!(spec.links.len(), 480);
         let t = Topology::build(spec).unwrap();
         assert_eq!(t.hosts.len(), 320);
         assert_eq!(t.host_port(NodeId(0)).peer, NodeId(320));
+    }
+
+    #[test]
+    fn a_dual_homed_host_is_a_server_with_a_nic_per_link() {
+        let path = data("mix/ali_32host_10rack.txt");
+        let t = Topology::build(read_topology(&path).unwrap()).unwrap();
+        // 320 servers, each with a second NIC numbered after the file's 348 nodes.
+        assert_eq!(
+            (t.hosts.len(), t.servers().len(), t.switches.len()),
+            (640, 320, 28)
+        );
+        assert_eq!(t.spec.links.len(), 800, "every link kept");
+        for s in t.servers() {
+            let nics = t.nics(s);
+            assert_eq!(nics.len(), 2);
+            assert_eq!(nics[0], s);
+            assert!(nics[1].0 >= 348);
+            assert_eq!(t.server(nics[1]), s);
+            // Rack r = s / 32 hangs off ToRs 320 + 2r (first link) and 321 + 2r.
+            let r = s.0 / 32;
+            let tors: Vec<u32> = nics.iter().map(|&n| t.host_port(n).peer.0).collect();
+            assert_eq!(tors, [320 + 2 * r, 321 + 2 * r]);
+            assert!(
+                nics.iter()
+                    .all(|&n| t.host_port(n).rate == Rate::from_gbps(25))
+            );
+        }
+        // Within a rack both NICs reach a peer's NIC under the same ToR in 2 hops.
+        assert_eq!(t.nic_distance(NodeId(0), NodeId(1)), Some(2));
+        assert_eq!(t.nic_distance(NodeId(0), t.nics(NodeId(1))[1]), Some(4));
+        assert_eq!(t.nic_distance(NodeId(0), NodeId(40)), Some(4));
+    }
+
+    #[test]
+    fn a_server_s_nics_are_written_back_as_one_node_with_several_links() {
+        let path = data("mix/ali_32host_10rack.txt");
+        let spec = read_topology(&path).unwrap();
+        let text = format_topology(&spec);
+        let mut again = parse_topology_unchecked(&path, &text).unwrap();
+        assert_eq!(again.kinds.len(), 348);
+        let file = parse_topology_unchecked(&path, &std::fs::read_to_string(&path).unwrap());
+        assert_eq!(
+            again.links,
+            file.unwrap().links,
+            "the file's links, in order"
+        );
+        split_multi_homed(&mut again);
+        assert_eq!(again, spec);
     }
 }

@@ -58,6 +58,10 @@ pub struct Routes {
     overrides: HashMap<(u32, u32), u32>,
     /// `!overrides.is_empty()`, kept beside the tables the hot path reads.
     has_overrides: bool,
+    /// The address ECMP hashes for each node: its server's first NIC for a
+    /// server's extra NICs (a host has one IP address however many NICs it
+    /// has, as in the ns-3 simulator); empty when no server has several.
+    address: Vec<u32>,
 }
 
 /// Refuses routes that would take too much memory or time to compute, before
@@ -208,7 +212,15 @@ impl Routes {
                 table[si * n_attach + ai] = (off, len);
             }
         }
+        let mut address = Vec::new();
+        if !spec.extra_nics.is_empty() {
+            address = (0..n as u32).collect();
+            for &(nic, server) in &spec.extra_nics {
+                address[nic.idx()] = server.0;
+            }
+        }
         Ok(Routes {
+            address,
             n_attach,
             attach_of_switch,
             host_route,
@@ -227,6 +239,12 @@ impl Routes {
         self.pool.push(port);
         self.overrides.insert((switch_idx, dst.0), off);
         self.has_overrides = true;
+    }
+
+    /// The address ECMP hashes for node `n` (see `address`).
+    #[inline(always)]
+    pub fn address(&self, n: NodeId) -> u32 {
+        self.address.get(n.idx()).copied().unwrap_or(n.0)
     }
 
     /// Whether any static route is set.
@@ -277,6 +295,7 @@ impl Routes {
             + self.table.capacity() * 8
             + self.pool.capacity() * 2
             + self.dist.capacity() * 2
+            + self.address.capacity() * 4
     }
 }
 

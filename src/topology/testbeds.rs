@@ -43,10 +43,10 @@
 //! on ToR3 and ToR4. Base RTT 5.4 us in a rack, 8.5 us across (1 us links give
 //! about that).
 //!
-//! **Simplification (dual-homing):** a host here has exactly one NIC port, so each
-//! NIC is its own host node; nothing bonds a server's two NICs or moves a flow
-//! between them. 64 host nodes, 16 per ToR. Server `s` (0-31) has NIC0 on ToR1
-//! (s < 16) or ToR3, NIC1 on ToR2 or ToR4.
+//! **Each NIC a host (the default):** each NIC is its own host node, as the
+//! papers' experiments name them; nothing bonds a server's two NICs. 64 host
+//! nodes, 16 per ToR. Server `s` (0-31) has NIC0 on ToR1 (s < 16) or ToR3, NIC1
+//! on ToR2 or ToR4. [`hpcc_testbed_servers`] makes them 32 two-NIC servers.
 //!
 //! ```text
 //!                        Agg
@@ -129,6 +129,15 @@ pub fn hpcc_testbed(host_rate: Rate, fabric_rate: Rate, delay: Delta) -> Topolog
         t.add_link(tor, agg, fabric_rate, delay);
     }
     t
+}
+
+/// The HPCC testbed as 32 servers with two NICs each: NIC 1 of every server
+/// (under ToR 2 or 4) joins its NIC 0 (under ToR 1 or 3), which names it; node
+/// ids stay those of [`hpcc_testbed`].
+pub fn hpcc_testbed_servers(spec: &mut TopologySpec) {
+    spec.extra_nics = (0..32)
+        .map(|s| (hpcc_testbed_nic(s, 1), hpcc_testbed_nic(s, 0)))
+        .collect();
 }
 
 /// Node id of NIC `nic` (0 or 1) of HPCC testbed server `server` (0-31).

@@ -50,11 +50,22 @@ pub struct HostPool {
 }
 
 impl HostPool {
-    /// `subset` (host ids, already checked to be hosts), or every host.
+    /// `subset` (host ids, already checked to be hosts), or every server. A
+    /// server with several NICs is one host here, named by its first NIC, in
+    /// the rack of its first NIC, with the sum of its NICs' rates.
     pub fn new(topo: &Topology, subset: Option<&[NodeId]>) -> HostPool {
-        let hosts: Vec<NodeId> = subset.map_or_else(|| topo.hosts.clone(), <[NodeId]>::to_vec);
+        let hosts: Vec<NodeId> = match subset {
+            Some(s) => s.iter().map(|&h| topo.server(h)).collect(),
+            None if topo.multi_nic() => topo.servers(),
+            None => topo.hosts.clone(),
+        };
         let rack = hosts.iter().map(|&h| topo.host_port(h).peer).collect();
-        let rate = hosts.iter().map(|&h| topo.host_port(h).rate).collect();
+        let rate = (hosts.iter())
+            .map(|&h| {
+                let nics = topo.nics(h).iter();
+                Rate::from_bps(nics.map(|&n| topo.host_port(n).rate.bps()).sum())
+            })
+            .collect();
         HostPool { hosts, rack, rate }
     }
     pub fn len(&self) -> usize {

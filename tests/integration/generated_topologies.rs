@@ -228,7 +228,23 @@ fn topology_field_errors_are_one_line_and_name_the_field() {
     for (body, want) in [
         (
             "kind = \"hpcc-testbed\"\nleaves = 3",
-            "t.toml: line 5: topology.leaves: is not used with kind = \"hpcc-testbed\" (its fields: delay, fabric_rate, host_rate, loss)",
+            "t.toml: line 5: topology.leaves: is not used with kind = \"hpcc-testbed\" (its fields: delay, fabric_rate, host_rate, loss, nics_per_host)",
+        ),
+        (
+            "kind = \"hpcc-testbed\"\nnics_per_host = 3",
+            "t.toml: topology.nics_per_host: 3 is not the testbed's: 1 (each NIC a host of its own) or 2 (one server with two NICs)",
+        ),
+        (
+            "kind = \"rail-optimized\"\ngroups = 2\nservers_per_group = 4\nrails = 17\nspines = 2\nhost_rate = \"100Gbps\"",
+            "t.toml: topology.rails: 17 NICs a server is more than 16 (valid: 1..16)",
+        ),
+        (
+            "kind = \"rail-optimized\"\nservers_per_group = 4\nrails = 4\nspines = 2\nhost_rate = \"100Gbps\"",
+            "t.toml: topology.groups: is required with kind = \"rail-optimized\"",
+        ),
+        (
+            "kind = \"leaf-spine\"\nleaves = 2\nspines = 2\nhost_rate = \"10Gbps\"\ndelay = \"1us\"\nnics_per_host = 0",
+            "t.toml: topology.nics_per_host: 0 is too few; at least 1",
         ),
         (
             "kind = \"leaf-spine\"\nleaves = 6\nhost_rate = \"10Gbps\"\ndelay = \"1us\"",

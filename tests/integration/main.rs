@@ -18,6 +18,7 @@ mod huge_pages;
 mod lossy_recovery;
 mod measure;
 mod module_layers;
+mod multi_nic;
 mod ns3_ack_path;
 mod ns3_calibration;
 mod ns3_files;

@@ -43,15 +43,7 @@ fn agreement_and_run(run: &str, tag: &str) -> (Agreement, PathBuf) {
     let dir = scratch(&format!("ns3-ref-{run}{tag}"));
     let out = import_and_run(run, &dir);
     let ours = load_run(&out, "rocesim".into()).unwrap();
-    let theirs = load(
-        &Ns3Source {
-            fct: reference(run).join("fct.txt"),
-            topology: None,
-            config: None,
-        },
-        "ns-3".into(),
-    )
-    .unwrap();
+    let theirs = ns3_series(run);
     let a = Agreement::of(&ours, &theirs);
     let (h, rows) = a.table();
     eprintln!(
@@ -62,8 +54,19 @@ fn agreement_and_run(run: &str, tag: &str) -> (Agreement, PathBuf) {
     (a, out)
 }
 
-/// Imports `run`'s config into `dir`/scenario.toml and runs it into `dir`/run.
-fn import_and_run(run: &str, dir: &Path) -> PathBuf {
+/// The simulator's own flows of `run`.
+fn ns3_series(run: &str) -> rocesim::report::data::RunData {
+    let fct = reference(run).join("fct.txt");
+    let src = Ns3Source {
+        fct,
+        topology: None,
+        config: None,
+    };
+    load(&src, "ns-3".into()).unwrap()
+}
+
+/// Imports `run`'s config into `dir`/scenario.toml, which it returns.
+fn import(run: &str, dir: &Path) -> PathBuf {
     let scen = dir.join("scenario.toml");
     let config = reference(run).join("config.txt");
     rocesim(&[
@@ -72,6 +75,12 @@ fn import_and_run(run: &str, dir: &Path) -> PathBuf {
         "--out",
         scen.to_str().unwrap(),
     ]);
+    scen
+}
+
+/// Imports `run`'s config into `dir`/scenario.toml and runs it into `dir`/run.
+fn import_and_run(run: &str, dir: &Path) -> PathBuf {
+    let scen = import(run, dir);
     let out = dir.join("run");
     rocesim(&[
         "run",
@@ -149,9 +158,10 @@ fn check(run: &str, bound: f64) {
 
 /// The row of docs/ns3-compat.md's agreement table that shows `run`.
 fn doc_label(run: &str) -> String {
-    let load = match run.contains("websearch") {
-        true => "WebSearch 50 %, 2 ms",
-        false => "FbHdp 30 %, 1 ms",
+    let load = match (run.contains("websearch"), run.starts_with("ali")) {
+        (true, _) => "WebSearch 50 %, 2 ms",
+        (false, true) => "dual-homed, FbHdp 30 %, 1 ms",
+        (false, false) => "FbHdp 30 %, 1 ms",
     };
     let cc = match run.rsplit('_').next().unwrap() {
         "hp" => "HPCC",
@@ -225,6 +235,70 @@ fn hpcc_agrees_with_ns3_on_web_search_within_10_percent() {
 #[test]
 fn dcqcn_agrees_with_ns3_on_fb_hadoop_within_10_percent() {
     check("fat_fbhdp_l30_100G_1ms_seed2_dcqcn", 0.10);
+}
+
+#[test]
+fn hpcc_agrees_with_ns3_on_its_dual_homed_fabric_within_10_percent() {
+    // Every server has two 25 Gbps NICs (issue 45): the flows are placed on
+    // them as ns-3 does. With one NIC a server (multi_homed = "first-link")
+    // the worst bucket was 40 % off.
+    check("ali_fbhdp_l30_25G_1ms_seed8_hp", 0.10);
+}
+
+#[test]
+fn dcqcn_on_ns3s_dual_homed_fabric_agrees_within_the_spread_of_its_marking_draws() {
+    // DCQCN marks ECN at random, so its tails move with the seed; on this
+    // run's 2,152 flows a counted bucket's p99 is its 2nd-11th slowest flow,
+    // and our five seeds move it by up to 40 %. Asserted: every counted p50
+    // and p95 within 11 % on the default seed, and the simulator's p99 of
+    // every counted bucket within 10 % of the range our five seeds give.
+    let run = "ali_fbhdp_l30_25G_1ms_seed8_dcqcn";
+    let dir = scratch("ns3-ref-ali-dcqcn-seeds");
+    let scen = import(run, &dir);
+    let theirs = ns3_series(run);
+    let mut p99: Vec<(f64, f64, f64)> = Vec::new();
+    for seed in 1..=5 {
+        let out = dir.join(format!("run{seed}"));
+        let set = format!("seed={seed}");
+        let (scen, out_s) = (scen.to_str().unwrap(), out.to_str().unwrap());
+        rocesim(&["run", scen, "--out", out_s, "-q", "--set", &set]);
+        let a = Agreement::of(&load_run(&out, "rocesim".into()).unwrap(), &theirs);
+        let counted: Vec<_> = a.buckets.iter().filter(|b| b.counted()).collect();
+        assert!(
+            counted.len() >= 3,
+            "{run}: {} counted buckets",
+            counted.len()
+        );
+        if seed == 1 {
+            assert_eq!((a.matched.only_ours, a.matched.only_ref), (0, 0));
+            for b in &counted {
+                let d = b.diff();
+                assert!(
+                    d[0].abs() <= 0.11 && d[1].abs() <= 0.11,
+                    "{run}: p50/p95 of {}-{} B differ by {:+.1}/{:+.1} %",
+                    b.lo,
+                    b.hi,
+                    d[0] * 100.0,
+                    d[1] * 100.0
+                );
+            }
+            assert_doc_shows(run, &a);
+        }
+        for (i, b) in counted.iter().enumerate() {
+            let (ours, ns3) = (b.ours[2], b.reference[2]);
+            match p99.get_mut(i) {
+                Some(r) => (r.0, r.1) = (r.0.min(ours), r.1.max(ours)),
+                None => p99.push((ours, ours, ns3)),
+            }
+        }
+    }
+    for (lo, hi, ns3) in p99 {
+        eprintln!("{run}: p99 ours {lo:.3}-{hi:.3} over 5 seeds, ns-3 {ns3:.3}");
+        assert!(
+            ns3 >= lo * 0.9 && ns3 <= hi * 1.1,
+            "{run}: ns-3's p99 {ns3:.3} outside our seeds' {lo:.3}-{hi:.3} (+-10 %)"
+        );
+    }
 }
 
 #[test]
