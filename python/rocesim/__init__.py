@@ -40,6 +40,9 @@ _DTYPES: dict[str, dict[str, str]] = {
         "cnps": "int64",
         "timeouts": "int64",
         "dport": "int64",
+        # Only on fabrics whose servers have several NICs.
+        "src_nic": "int64",
+        "dst_nic": "int64",
     },
     "queue": {"time_ns": "float64", "node": "int64", "port": "int64", "bytes": "int64"},
     "pfc": {

@@ -80,7 +80,14 @@ pub fn validate(args: &ValidateArgs) -> Result<(), Error> {
     outln!(
         "{}: ok: {}, {}, {}, {}, cc = {}, profile = {}",
         cfg.source,
-        n(cfg.topo.hosts.len(), "host", "hosts"),
+        match cfg.topo.multi_nic() {
+            false => n(cfg.topo.hosts.len(), "host", "hosts"),
+            true => format!(
+                "{} ({})",
+                n(cfg.topo.servers().len(), "server", "servers"),
+                n(cfg.topo.hosts.len(), "NIC", "NICs")
+            ),
+        },
         n(cfg.topo.switches.len(), "switch", "switches"),
         n(cfg.topo.spec.links.len(), "link", "links"),
         n(cfg.flows.len(), "flow", "flows"),

@@ -537,6 +537,12 @@ impl Recorder {
             self.note(res);
         }
         if let Some(n) = self.ns3.as_mut() {
+            // ns-3 names a server's NIC by the server and the NIC's interface.
+            let names = self.nic_names.as_ref();
+            let (node, port) = match names.and_then(|m| m.get(&node.0)) {
+                Some(&(server, nic)) => (NodeId(server), nic as u16),
+                None => (node, port),
+            };
             let res = n.pfc_event(now, node, port, kind);
             self.note(res);
         }

@@ -104,8 +104,12 @@ pub(super) fn check_flow(
             ));
         }
     }
-    if f.src == f.dst {
-        return Err(cx.err(field, format!("flow from host {} to itself", f.src)));
+    if topo.server(f.src) == topo.server(f.dst) {
+        let what = match f.src == f.dst {
+            true => format!("flow from host {} to itself", f.src),
+            false => format!("flow between {} and {}, NICs of one server", f.src, f.dst),
+        };
+        return Err(cx.err(field, what));
     }
     if f.size == 0 {
         return Err(cx.err(format!("{field}.size"), "must be > 0 bytes"));

@@ -11,7 +11,7 @@ use super::ctx::{Ctx, resolve_path};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};
 use crate::topology::{
-    Topology, TopologySpec, builders, leaf_spine, multi_nic, ns3, parking_lot, testbeds,
+    NodeKind, Topology, TopologySpec, builders, leaf_spine, multi_nic, ns3, parking_lot, testbeds,
 };
 use crate::units::{Delta, Rate};
 use serde::Deserialize;
@@ -293,10 +293,23 @@ impl Build<'_> {
         Ok(n)
     }
 
-    /// `spec` with `nics` NICs a server ([`multi_nic::multi_home`]).
+    /// `spec` with `nics` NICs a server ([`multi_nic::multi_home`]), checked
+    /// for size with its racks' switch copies before they are made.
     fn multi_home(&self, spec: TopologySpec, nics: u32) -> Result<TopologySpec, InputError> {
-        let nodes = spec.kinds.len() as u64 * nics as u64;
-        check_size(nodes, 0, 0, self.cx)?;
+        let host = |v: crate::topology::NodeId| spec.kinds[v.idx()] == NodeKind::Host;
+        let mut racks: Vec<_> = (spec.links.iter())
+            .filter_map(|l| match (host(l.a), host(l.b)) {
+                (true, false) => Some(l.b),
+                (false, true) => Some(l.a),
+                _ => None,
+            })
+            .collect();
+        racks.sort_unstable();
+        racks.dedup();
+        let (extra, racks) = (nics as u64 - 1, racks.len() as u64);
+        let switches = spec.num_switches() as u64 + racks * extra;
+        let nodes = spec.kinds.len() as u64 + (racks + spec.num_hosts() as u64) * extra;
+        check_size(nodes, switches, racks * nics as u64, self.cx)?;
         Ok(multi_nic::multi_home(spec, nics))
     }
 
@@ -439,18 +452,14 @@ fn hpcc_testbed(t: &FixedFabric, b: &Build) -> Result<TopologySpec, InputError> 
     let links = b.links(t.delay, t.loss)?;
     let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(25))))?;
     let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(Rate::from_gbps(100))))?;
-    let mut spec = links.on(testbeds::hpcc_testbed(hr, fr, links.delay));
     match t.nics_per_host.unwrap_or(1) {
-        1 => {}
-        2 => testbeds::hpcc_testbed_servers(&mut spec),
-        n => {
-            return Err(b.cx.err(
-                "topology.nics_per_host",
-                format!("{n} is not the testbed's: 1 (each NIC a host of its own) or 2 (one server with two NICs)"),
-            ));
-        }
+        1 => Ok(links.on(testbeds::hpcc_testbed(hr, fr, links.delay))),
+        2 => Ok(links.on(testbeds::hpcc_testbed_servers(hr, fr, links.delay))),
+        n => Err(b.cx.err(
+            "topology.nics_per_host",
+            format!("{n} is not the testbed's: 1 (each NIC a host of its own) or 2 (one server with two NICs)"),
+        )),
     }
-    Ok(spec)
 }
 
 fn rail_optimized(t: &RailOptimized, b: &Build) -> Result<TopologySpec, InputError> {

@@ -9,7 +9,7 @@
 //! and [`Topology::nics`] / [`Topology::server`] map between the two. The NICs of a
 //! server share nothing but its name: each has its own queues, pacing and PFC, as
 //! in the HPCC ns-3 simulator, and a flow is placed on one NIC at each end
-//! (`config::nic_placement`).
+//! (`config::nics`).
 //! Routing (equal-cost shortest paths for ECMP) lives in [`routing`].
 //!
 //! Generators: [`builders`] (star, dumbbell), [`fat_tree`] (k-ary and the HPCC
@@ -59,7 +59,8 @@ pub struct TopologySpec {
     pub names: Vec<String>,
     /// Servers with several NICs: every NIC after a server's first, as (that
     /// NIC, the server's first NIC), in the server's NIC order. Empty when every
-    /// server has one NIC.
+    /// server has one NIC. These NICs are the last nodes, so that the other
+    /// nodes keep their ids when a file names each server once (ns-3's format).
     pub extra_nics: Vec<(NodeId, NodeId)>,
 }
 
@@ -188,10 +189,16 @@ impl TopologySpec {
 }
 
 impl TopologySpec {
-    /// Every extra NIC is a host of its own, listed once, and belongs to a
-    /// server that is not itself an extra NIC.
+    /// Every extra NIC is a host of its own, listed once, among the last
+    /// nodes, and belongs to a server that is not itself an extra NIC.
     fn validate_extra_nics(&self) -> Result<(), String> {
         let n = self.kinds.len();
+        let first = n - self.extra_nics.len().min(n);
+        if let Some(&(nic, _)) = self.extra_nics.iter().find(|e| e.0.idx() < first) {
+            return Err(format!(
+                "extra NIC {nic} comes before node {first}; a server's further NICs are the last nodes"
+            ));
+        }
         let is_host = |v: NodeId| v.idx() < n && self.kinds[v.idx()] == NodeKind::Host;
         let mut extra = vec![false; n];
         for &(nic, _) in &self.extra_nics {

@@ -134,6 +134,16 @@ pub fn read_topology(path: &Path) -> Result<TopologySpec, InputError> {
 /// links has one NIC per link ([`split_multi_homed`]).
 pub fn parse_topology(path: &Path, text: &str) -> Result<TopologySpec, InputError> {
     let mut spec = parse_topology_unchecked(path, text)?;
+    let host = |v: NodeId| spec.kinds.get(v.idx()) == Some(&NodeKind::Host);
+    if spec
+        .links
+        .iter()
+        .any(|l| l.a == l.b || (host(l.a) && host(l.b)))
+    {
+        // The file's own error, before its hosts are split into NICs.
+        spec.validate()
+            .map_err(|m| InputError::in_file(path, "", m))?;
+    }
     split_multi_homed(&mut spec);
     spec.validate()
         .map_err(|m| InputError::in_file(path, "", m))?;
@@ -292,27 +302,20 @@ pub fn keep_first_host_link(spec: &mut TopologySpec) -> usize {
 /// Writes a topology in the HPCC ns-3 format: the header, the switch ids, then
 /// `a b rate delay error_rate` per link, like `mix/fat.txt` (delay in ns, or ps
 /// when not whole; error rate with 6 decimals), so generated fabrics run in ns-3.
-/// A server with several NICs is one node there with one link per NIC, so extra
-/// NICs are folded into their server and the other nodes renumbered in order.
+/// A server with several NICs is one node there with one link per NIC: its
+/// further NICs, the last nodes, are folded into it.
 pub fn format_topology(spec: &TopologySpec) -> String {
-    let mut id: Vec<u32> = Vec::with_capacity(spec.kinds.len());
-    let mut extra = vec![None; spec.kinds.len()];
-    for &(nic, server) in &spec.extra_nics {
-        extra[nic.idx()] = Some(server);
-    }
-    let mut next = 0;
-    for e in &extra {
-        id.push(next);
-        next += u32::from(e.is_none());
-    }
-    let file_id = |v: NodeId| id[extra[v.idx()].unwrap_or(v).idx()];
+    let nodes = spec.kinds.len() - spec.extra_nics.len();
+    let server: std::collections::HashMap<NodeId, NodeId> =
+        spec.extra_nics.iter().copied().collect();
+    let file_id = |v: NodeId| server.get(&v).copied().unwrap_or(v);
     let switches: Vec<String> = (spec.kinds.iter().enumerate())
         .filter(|(_, k)| **k == NodeKind::Switch)
-        .map(|(i, _)| id[i].to_string())
+        .map(|(i, _)| i.to_string())
         .collect();
     let mut s = format!(
         "{} {} {}\n{}\n",
-        next,
+        nodes,
         switches.len(),
         spec.links.len(),
         switches.join(" ")
@@ -483,6 +486,27 @@ mod tests {
         assert_eq!(t.nic_distance(NodeId(0), NodeId(1)), Some(2));
         assert_eq!(t.nic_distance(NodeId(0), t.nics(NodeId(1))[1]), Some(4));
         assert_eq!(t.nic_distance(NodeId(0), NodeId(40)), Some(4));
+    }
+
+    #[test]
+    fn a_servers_further_nics_must_be_the_last_nodes() {
+        // Hosts 0, 1 and 3 on switch 2.
+        let text = "4 1 3\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n3 2 10Gbps 1us 0\n";
+        let mut spec = parse_topology(Path::new("t.txt"), text).unwrap();
+        spec.extra_nics.push((NodeId(1), NodeId(0)));
+        let e = spec.validate().unwrap_err();
+        assert!(e.contains("comes before node 3"), "{e}");
+        spec.extra_nics = vec![(NodeId(3), NodeId(0))];
+        spec.validate().unwrap();
+    }
+
+    #[test]
+    fn a_host_self_loop_is_reported_as_in_the_file() {
+        let text = "3 1 3\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n1 1 10Gbps 1us 0\n";
+        let e = parse_topology(Path::new("t.txt"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("connects a node to itself"), "{e}");
     }
 
     #[test]

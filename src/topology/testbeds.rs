@@ -131,13 +131,30 @@ pub fn hpcc_testbed(host_rate: Rate, fabric_rate: Rate, delay: Delta) -> Topolog
     t
 }
 
-/// The HPCC testbed as 32 servers with two NICs each: NIC 1 of every server
-/// (under ToR 2 or 4) joins its NIC 0 (under ToR 1 or 3), which names it; node
-/// ids stay those of [`hpcc_testbed`].
-pub fn hpcc_testbed_servers(spec: &mut TopologySpec) {
-    spec.extra_nics = (0..32)
-        .map(|s| (hpcc_testbed_nic(s, 1), hpcc_testbed_nic(s, 0)))
+/// The HPCC testbed as 32 servers with two NICs each: server `s` is node `s`
+/// (its NIC0, under ToR1 for s < 16, else ToR3), ToR1-ToR4 are nodes 32-35,
+/// the Agg 36, and NIC1 of server `s` is node 37 + s (under ToR2 or ToR4).
+pub fn hpcc_testbed_servers(host_rate: Rate, fabric_rate: Rate, delay: Delta) -> TopologySpec {
+    let mut t = TopologySpec::default();
+    let servers: Vec<_> = (0..32u32)
+        .map(|s| t.add_named(NodeKind::Host, format!("s{s}n0")))
         .collect();
+    let tors: Vec<_> = (1..=4)
+        .map(|i| t.add_named(NodeKind::Switch, format!("ToR{i}")))
+        .collect();
+    let agg = t.add_named(NodeKind::Switch, "Agg".into());
+    for (s, &h) in servers.iter().enumerate() {
+        t.add_link(h, tors[2 * (s / 16)], host_rate, delay);
+    }
+    for &tor in &tors {
+        t.add_link(tor, agg, fabric_rate, delay);
+    }
+    for (s, &h) in servers.iter().enumerate() {
+        let nic1 = t.add_named(NodeKind::Host, format!("s{s}n1"));
+        t.extra_nics.push((nic1, h));
+        t.add_link(nic1, tors[2 * (s / 16) + 1], host_rate, delay);
+    }
+    t
 }
 
 /// Node id of NIC `nic` (0 or 1) of HPCC testbed server `server` (0-31).
@@ -178,6 +195,30 @@ mod tests {
         );
         // T3 -> T4 via L3/L4, not the spines.
         assert_eq!(topo.routes.hops_to_attachment(idx("T3"), r_host), Some(2));
+    }
+
+    #[test]
+    fn the_two_nic_testbed_writes_out_and_reads_back_as_the_same_fabric() {
+        let (h, f) = (Rate::from_gbps(25), Rate::from_gbps(100));
+        let spec = hpcc_testbed_servers(h, f, Delta::from_us(1));
+        let t = Topology::build(spec.clone()).unwrap();
+        assert_eq!((t.servers().len(), t.hosts.len()), (32, 64));
+        assert_eq!(t.spec.names[36], "Agg");
+        for s in 0..32u32 {
+            let nics = t.nics(NodeId(s));
+            assert_eq!(nics, [NodeId(s), NodeId(37 + s)]);
+            let tors: Vec<u32> = nics.iter().map(|&n| t.host_port(n).peer.0).collect();
+            assert_eq!(tors, [32 + 2 * (s / 16), 33 + 2 * (s / 16)]);
+        }
+        // In ns-3's format a server is one node with two links; read back, the
+        // same nodes, links and NICs (node ids of flow files stay valid).
+        let text = crate::topology::ns3::format_topology(&spec);
+        assert!(text.starts_with("37 5 68\n"), "{}", &text[..20]);
+        let back = crate::topology::ns3::parse_topology(std::path::Path::new("t"), &text).unwrap();
+        assert_eq!(
+            (&back.kinds, &back.links, &back.extra_nics),
+            (&spec.kinds, &spec.links, &spec.extra_nics)
+        );
     }
 
     #[test]

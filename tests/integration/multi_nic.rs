@@ -9,9 +9,11 @@ use std::path::Path;
 use std::process::Command;
 
 /// The HPCC testbed (32 servers with two 25 Gbps NICs each, under ToR pairs)
-/// with two 10 MB flows from server 0 to server 16 (another ToR pair), placed
-/// round robin.
+/// with two 10 MB flows from server 0 to servers 16 and 17 (another ToR
+/// pair), placed round robin. With one NIC a host, those servers' NIC0 are
+/// nodes 32 and 33; as two-NIC servers, nodes 16 and 17.
 fn testbed_two_flows(nics_per_host: u32) -> RunOutputs {
+    let first = if nics_per_host == 1 { 32 } else { 16 };
     let text = format!(
         r#"
 [topology]
@@ -23,22 +25,23 @@ placement = "round-robin"
 algorithm = "hpcc"
 [[workload.flows]]
 src = 0
-dst = 32
+dst = {first}
 size = "10MB"
 [[workload.flows]]
 src = 0
-dst = 33
+dst = {second}
 size = "10MB"
 [output]
 queue_interval = "0s"
-"#
+"#,
+        second = first + 1
     );
     run(&text, &[])
 }
 
 #[test]
 fn a_dual_nic_server_sends_at_the_rate_of_both_nics() {
-    // Nodes 0 and 16 are server 0's two NICs; with one NIC a host (the
+    // Nodes 0 and 37 are server 0's two NICs; with one NIC a host (the
     // testbed's default) both flows leave by node 0's 25 Gbps link.
     let two = testbed_two_flows(2);
     let one = testbed_two_flows(1);
@@ -46,7 +49,7 @@ fn a_dual_nic_server_sends_at_the_rate_of_both_nics() {
     assert_all_delivered(&one);
     let mut srcs: Vec<u32> = two.fct.iter().map(|r| r.src).collect();
     srcs.sort_unstable();
-    assert_eq!(srcs, [0, 16], "round robin: one flow on each NIC");
+    assert_eq!(srcs, [0, 37], "round robin: one flow on each NIC");
     let last = |o: &RunOutputs| {
         let t = o.fct.iter().map(|r| r.start + r.fct).max().unwrap();
         t.as_secs_f64() * 1e3
@@ -157,4 +160,24 @@ fn a_rail_optimized_all_to_all_stays_on_its_rails_and_spreads_over_them() {
         let share = b as f64 / total as f64;
         assert!((0.225..=0.275).contains(&share), "rail shares {by:?}");
     }
+}
+
+#[test]
+fn a_flow_between_two_nics_of_one_server_is_refused() {
+    let text = r#"
+[topology]
+kind = "hpcc-testbed"
+nics_per_host = 2
+[[workload.flows]]
+src = 0
+dst = 37
+size = "1MB"
+"#;
+    let e = rocesim::run_str(text, &[], &rocesim::sim::RunOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("workload.flows[0]: flow between 0 and 37, NICs of one server"),
+        "{e}"
+    );
 }

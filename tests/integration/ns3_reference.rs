@@ -284,6 +284,10 @@ fn dcqcn_on_ns3s_dual_homed_fabric_agrees_within_the_spread_of_its_marking_draws
             }
             assert_doc_shows(run, &a);
         }
+        assert!(
+            p99.is_empty() || p99.len() == counted.len(),
+            "the same buckets each seed"
+        );
         for (i, b) in counted.iter().enumerate() {
             let (ours, ns3) = (b.ours[2], b.reference[2]);
             match p99.get_mut(i) {

@@ -260,8 +260,14 @@ impl Gen<'_> {
             };
             for id in a..=b {
                 let h = self.host(&f, id)?;
-                if std::mem::replace(&mut seen[h.idx()], true) {
-                    return Err(self.cx.err(f, format!("host {id} is listed twice")));
+                // A server is named once, by any of its NICs.
+                if std::mem::replace(&mut seen[self.topo.server(h).idx()], true) {
+                    let server = self.topo.server(h);
+                    let what = match h == server {
+                        true => format!("host {id} is listed twice"),
+                        false => format!("host {id} is a NIC of server {server}, listed already"),
+                    };
+                    return Err(self.cx.err(f, what));
                 }
                 ids.push(h);
             }
@@ -547,7 +553,7 @@ fn periodic(g: &Gen, e: &PeriodicEntry, field: &str) -> Result<Vec<FlowSpec>, In
 }
 
 /// The senders of an incast-like table: the listed ids, or with `fan_in = N`
-/// the first N hosts other than the receiver.
+/// the first N servers other than the receiver's.
 pub(super) fn pick_senders(
     topo: &Topology,
     cx: &Ctx,
@@ -559,17 +565,15 @@ pub(super) fn pick_senders(
     match (senders.is_empty(), fan_in) {
         (false, None) => Ok(senders.iter().map(|&s| NodeId(s)).collect()),
         (true, Some(n)) => {
-            let s: Vec<NodeId> = topo
-                .hosts
-                .iter()
-                .copied()
-                .filter(|&h| h != receiver)
+            let servers = topo.servers();
+            let s: Vec<NodeId> = (servers.iter().copied())
+                .filter(|&h| h != topo.server(receiver))
                 .take(n as usize)
                 .collect();
             if n == 0 || s.len() < n as usize {
                 return Err(cx.err(
                     format!("{field}.fan_in"),
-                    format!("{n} senders requested; valid: 1..{}", topo.hosts.len() - 1),
+                    format!("{n} senders requested; valid: 1..{}", servers.len() - 1),
                 ));
             }
             Ok(s)

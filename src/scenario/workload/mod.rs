@@ -199,6 +199,9 @@ fn incast_flows(
         if s == receiver {
             return Err(cx.err(at, format!("host {s} is the receiver")));
         }
+        if topo.server(s) == topo.server(receiver) {
+            return Err(cx.err(at, format!("host {s} is a NIC of the receiver's server")));
+        }
     }
     let mut spread = crate::workload::incast::StartSpread::new(
         e.start_spread,
