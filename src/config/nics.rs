@@ -25,7 +25,7 @@
 //! docs/models.md ("Servers with several NICs") has the consequences.
 
 use crate::profile::EcmpHash;
-use crate::switch::ecmp::{FlowKey, mix64, murmur3_32, next_hop, ns3_ip, switch_seed};
+use crate::switch::ecmp::{FlowKey, mix64, next_hop, ns3_tuple_hash, switch_seed};
 use crate::topology::{NodeId, Topology};
 use crate::workload::FlowSpec;
 use std::collections::HashMap;
@@ -55,17 +55,9 @@ pub enum NicPlacement {
     Given,
 }
 
-/// The ns-3 queue pair hash (rdma-queue-pair.cc `GetHash`): MurmurHash3-x86_32
-/// with ns-3's seed over sip, dip (host byte order) and the two ports, packed
-/// little-endian without padding.
-pub fn ns3_qp_hash(sip: u32, dip: u32, sport: u16, dport: u16) -> u32 {
-    let mut b = [0u8; 12];
-    b[..4].copy_from_slice(&sip.to_le_bytes());
-    b[4..8].copy_from_slice(&dip.to_le_bytes());
-    b[8..10].copy_from_slice(&sport.to_le_bytes());
-    b[10..].copy_from_slice(&dport.to_le_bytes());
-    murmur3_32(&b, 0x8BAD_F00D)
-}
+/// ns-3's seed of `Hash32` (hash-murmur3.h), which the queue pair hash
+/// (rdma-queue-pair.cc `GetHash`) uses.
+const NS3_HASH32_SEED: u32 = 0x8BAD_F00D;
 
 /// Every flow's source port, as the ns-3 simulator numbers them: a counter per
 /// (source server, destination server) from 10000, in start order.
@@ -110,11 +102,12 @@ pub fn place(
             sport,
             dport: f.dport,
         };
-        let rail = topo.nics(s).iter().position(|&n| n == src);
-        let dst = match (receive, rail) {
-            (ReceiveOn::SameRail, Some(r)) if r < topo.nics(d).len() => topo.nics(d)[r],
-            _ => landing_nic(topo, hash, seed, key),
+        let rail = || topo.nics(s).iter().position(|&n| n == src);
+        let dst = match receive {
+            ReceiveOn::SameRail => rail().and_then(|r| topo.nics(d).get(r).copied()),
+            ReceiveOn::Fabric => None,
         };
+        let dst = dst.unwrap_or_else(|| landing_nic(topo, hash, seed, key));
         (f.src, f.dst) = (src, dst);
     }
 }
@@ -134,10 +127,7 @@ fn source_nic(
             .filter_map(|&m| topo.nic_distance(n, m))
             .min()
     };
-    let best = topo.nics(s).iter().filter_map(|&n| to_d(n)).min();
-    let mut near: Vec<NodeId> = (topo.nics(s).iter().copied())
-        .filter(|&n| best.is_some() && to_d(n) == best)
-        .collect();
+    let mut near = nearest(topo.nics(s), to_d);
     if near.len() < 2 {
         return near.first().copied().unwrap_or(s);
     }
@@ -145,7 +135,13 @@ fn source_nic(
         NicPlacement::Ns3Hash => {
             // ns-3 lists a host's next hops by descending switch id.
             near.sort_by_key(|&n| std::cmp::Reverse(topo.host_port(n).peer));
-            ns3_qp_hash(ns3_ip(s.0), ns3_ip(d.0), sport, dport) as usize
+            let key = FlowKey {
+                src: s.0,
+                dst: d.0,
+                sport,
+                dport,
+            };
+            ns3_tuple_hash(key, NS3_HASH32_SEED) as usize
         }
         NicPlacement::Hash => {
             let tuple = (s.0 as u64) << 32 | d.0 as u64;
@@ -160,6 +156,16 @@ fn source_nic(
         NicPlacement::Given => 0,
     };
     near[k % near.len()]
+}
+
+/// The NICs of `nics` at the least `distance` (none reachable: none).
+fn nearest(nics: &[NodeId], distance: impl Fn(NodeId) -> Option<u32>) -> Vec<NodeId> {
+    let d: Vec<Option<u32>> = nics.iter().map(|&n| distance(n)).collect();
+    let best = d.iter().flatten().min();
+    (nics.iter().zip(&d))
+        .filter(|(_, x)| best.is_some() && x.as_ref() == best)
+        .map(|(&n, _)| n)
+        .collect()
 }
 
 /// The NIC of server `key.dst` at which a packet from NIC `key.src` with this
@@ -179,11 +185,9 @@ fn landing_nic(topo: &Topology, hash: EcmpHash, run_seed: u64, key: FlowKey) -> 
         }
         let idx = topo.switch_idx(node).0;
         let ports = &topo.ports[node.idx()];
-        let dist = |m: NodeId| topo.routes.hops_to_attachment(idx, m);
-        let best = nics.iter().filter_map(|&m| dist(m)).min();
-        let mut hops: Vec<u16> = (nics.iter())
-            .filter(|&&m| best.is_some() && dist(m) == best)
-            .flat_map(|&m| topo.routes.next_hops(idx, m).iter().copied())
+        let dist = |m: NodeId| topo.routes.hops_to_attachment(idx, m).map(u32::from);
+        let mut hops: Vec<u16> = (nearest(nics, dist).into_iter())
+            .flat_map(|m| topo.routes.next_hops(idx, m).iter().copied())
             .collect();
         hops.sort_unstable();
         hops.dedup();
@@ -205,14 +209,24 @@ mod tests {
     use crate::topology::ns3::read_topology;
     use crate::units::SimTime;
 
+    use crate::switch::ecmp::{murmur3_32, ns3_ip};
+
+    /// The ns-3 queue pair hash of a flow between nodes `s` and `d`.
+    fn qp_hash(s: u32, d: u32, sport: u16, dport: u16) -> u32 {
+        let key = FlowKey {
+            src: s,
+            dst: d,
+            sport,
+            dport,
+        };
+        ns3_tuple_hash(key, NS3_HASH32_SEED)
+    }
+
     #[test]
     fn the_qp_hash_is_ns3s_murmur3_with_its_seed() {
         // Computed with ns-3's hash-murmur3.cc (Hash32, seed 0x8BADF00D) on
-        // sip 11.0.0.1, dip 11.0.1.1, sport 10000, dport 100.
-        assert_eq!(
-            ns3_qp_hash(0x0b00_0001, 0x0b00_0101, 10_000, 100),
-            3_887_419_479
-        );
+        // sip 11.0.0.1, dip 11.0.1.1 (nodes 0 and 1), sport 10000, dport 100.
+        assert_eq!(qp_hash(0, 1, 10_000, 100), 3_887_419_479);
     }
 
     /// The ns-3 simulator's dual-homed fabric: 10 racks of 32 servers, each
@@ -256,7 +270,7 @@ mod tests {
         let t = ali();
         let f = flows(&t, |s| (s + 100) % 320);
         for (orig, p) in f.iter().zip(placed(&t, NicPlacement::Ns3Hash, f.clone())) {
-            let h = ns3_qp_hash(ns3_ip(orig.src.0), ns3_ip(orig.dst.0), 10_000, 100);
+            let h = qp_hash(orig.src.0, orig.dst.0, 10_000, 100);
             let want = t.nics(orig.src)[usize::from(h.is_multiple_of(2))];
             assert_eq!(p.src, want, "flow from {}", orig.src);
             assert_eq!(t.server(p.dst), orig.dst);

@@ -475,37 +475,44 @@ impl Recorder {
         if self.ledger.is_over() {
             return;
         }
-        let (mut named, mut nics) = (r.clone(), None);
-        if let Some(names) = &self.nic_names {
-            let (s, sn) = names.get(&r.src).copied().unwrap_or((r.src, 0));
-            let (d, dn) = names.get(&r.dst).copied().unwrap_or((r.dst, 0));
-            (named.src, named.dst, nics) = (s, d, Some((sn, dn)));
-        }
+        // On a fabric whose servers have several NICs, the files name the
+        // servers and which of their NICs (`name_nics`).
+        let names = self.nic_names.as_ref();
+        let name = |n: u32| names.and_then(|m| m.get(&n).copied()).unwrap_or((n, 0));
+        let ((src, sn), (dst, dn)) = (name(r.src), name(r.dst));
+        let multi_nic = names.is_some();
         if let Some(f) = self.fct_file.as_mut() {
             let mut res = write!(
                 f,
                 "{},{},{},{},{},{},{},{:.6},{},{},{},{}",
-                named.flow_id,
-                named.src,
-                named.dst,
-                named.size,
-                fmt_ns(named.start.ps()),
-                fmt_ns(named.fct.ps()),
-                fmt_ns(named.ideal.ps()),
-                named.slowdown(),
-                named.retx_bytes,
-                named.cnps,
-                named.timeouts,
-                named.dport
+                r.flow_id,
+                src,
+                dst,
+                r.size,
+                fmt_ns(r.start.ps()),
+                fmt_ns(r.fct.ps()),
+                fmt_ns(r.ideal.ps()),
+                r.slowdown(),
+                r.retx_bytes,
+                r.cnps,
+                r.timeouts,
+                r.dport
             );
-            if let Some((sn, dn)) = nics {
+            if multi_nic {
                 res = res.and_then(|()| write!(f, ",{sn},{dn}"));
             }
             let res = res.and_then(|()| writeln!(f)).map_err(|e| f.err(e));
             self.note(res);
         }
         if let Some(n) = self.ns3.as_mut() {
-            let res = n.flow_done(&named);
+            let res = match multi_nic {
+                true => n.flow_done(&FctRecord {
+                    src,
+                    dst,
+                    ..r.clone()
+                }),
+                false => n.flow_done(&r),
+            };
             self.note(res);
         }
         self.slowdowns.push(r.slowdown());

@@ -11,7 +11,7 @@ use super::ctx::{Ctx, resolve_path};
 use crate::error::InputError;
 use crate::topology::fat_tree::{FatTreeShape, fat_tree};
 use crate::topology::{
-    NodeKind, Topology, TopologySpec, builders, leaf_spine, multi_nic, ns3, parking_lot, testbeds,
+    Topology, TopologySpec, builders, leaf_spine, multi_nic, ns3, parking_lot, testbeds,
 };
 use crate::units::{Delta, Rate};
 use serde::Deserialize;
@@ -275,13 +275,9 @@ impl Build<'_> {
         }
     }
 
-    /// `nics_per_host` (default 1), at most [`crate::limits::MAX_NICS_PER_HOST`].
-    fn nics(&self, v: Option<u32>) -> Result<u32, InputError> {
-        let field = if self.kind == "rail-optimized" {
-            "rails"
-        } else {
-            "nics_per_host"
-        };
+    /// NICs a server, given as `field` (default 1), at most
+    /// [`crate::limits::MAX_NICS_PER_HOST`].
+    fn nics(&self, field: &str, v: Option<u32>) -> Result<u32, InputError> {
         let n = self.count(field, v.unwrap_or(1), 1)?;
         let max = crate::limits::MAX_NICS_PER_HOST;
         if n > max {
@@ -296,17 +292,8 @@ impl Build<'_> {
     /// `spec` with `nics` NICs a server ([`multi_nic::multi_home`]), checked
     /// for size with its racks' switch copies before they are made.
     fn multi_home(&self, spec: TopologySpec, nics: u32) -> Result<TopologySpec, InputError> {
-        let host = |v: crate::topology::NodeId| spec.kinds[v.idx()] == NodeKind::Host;
-        let mut racks: Vec<_> = (spec.links.iter())
-            .filter_map(|l| match (host(l.a), host(l.b)) {
-                (true, false) => Some(l.b),
-                (false, true) => Some(l.a),
-                _ => None,
-            })
-            .collect();
-        racks.sort_unstable();
-        racks.dedup();
-        let (extra, racks) = (nics as u64 - 1, racks.len() as u64);
+        let racks = multi_nic::rack_switches(&spec) as u64;
+        let extra = nics as u64 - 1;
         let switches = spec.num_switches() as u64 + racks * extra;
         let nodes = spec.kinds.len() as u64 + (racks + spec.num_hosts() as u64) * extra;
         check_size(nodes, switches, racks * nics as u64, self.cx)?;
@@ -395,7 +382,7 @@ fn fat_tree_kind(t: &FatTree, b: &Build) -> Result<TopologySpec, InputError> {
     // Fabric links default to the host rate where the papers use one rate.
     let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(host_rate)))?;
     let shape = fat_tree_shape(t, hr, fr, b.cx)?;
-    let nics = b.nics(t.nics_per_host)?;
+    let nics = b.nics("nics_per_host", t.nics_per_host)?;
     b.multi_home(links.on(fat_tree(shape, hr, fr, links.delay)), nics)
 }
 
@@ -404,7 +391,7 @@ fn hpcc_fat_tree(t: &FixedFabric, b: &Build) -> Result<TopologySpec, InputError>
     let links = b.links(t.delay, t.loss)?;
     let hr = b.rate("host_rate", t.host_rate.or(Some(Rate::from_gbps(100))))?;
     let fr = b.rate("fabric_rate", t.fabric_rate.or(Some(Rate::from_gbps(400))))?;
-    let nics = b.nics(t.nics_per_host)?;
+    let nics = b.nics("nics_per_host", t.nics_per_host)?;
     b.multi_home(
         links.on(fat_tree(FatTreeShape::HPCC, hr, fr, links.delay)),
         nics,
@@ -434,7 +421,7 @@ fn leaf_spine_kind(t: &LeafSpine, b: &Build) -> Result<TopologySpec, InputError>
         b.cx,
     )?;
     let spec = leaf_spine::leaf_spine(leaves, spines, per_leaf, hr, fr, links.delay);
-    let nics = b.nics(t.nics_per_host)?;
+    let nics = b.nics("nics_per_host", t.nics_per_host)?;
     b.multi_home(links.on(spec), nics)
 }
 
@@ -469,7 +456,7 @@ fn rail_optimized(t: &RailOptimized, b: &Build) -> Result<TopologySpec, InputErr
         b.need("servers_per_group", t.servers_per_group)?,
         1,
     )?;
-    let rails = b.nics(Some(b.need("rails", t.rails)?))?;
+    let rails = b.nics("rails", Some(b.need("rails", t.rails)?))?;
     let spines = b.count("spines", b.need("spines", t.spines)?, 1)?;
     let host_rate = b.need("host_rate", t.host_rate)?;
     let links = b.links(t.delay, t.loss)?;

@@ -59,6 +59,19 @@ pub fn ns3_ip(id: u32) -> u32 {
     (11 << 24) | ((id / 256) << 16) | ((id % 256) << 8) | 1
 }
 
+/// MurmurHash3-x86_32 with `seed` of a 4-tuple as the ns-3 simulator packs it
+/// (switch-node.cc `EcmpHash`, rdma-queue-pair.cc `GetHash`): sip, dip (its
+/// addresses of the two node ids), sport, dport, little-endian, no padding.
+#[inline]
+pub fn ns3_tuple_hash(key: FlowKey, seed: u32) -> u32 {
+    let mut bytes = [0u8; 12];
+    bytes[..4].copy_from_slice(&ns3_ip(key.src).to_le_bytes());
+    bytes[4..8].copy_from_slice(&ns3_ip(key.dst).to_le_bytes());
+    bytes[8..10].copy_from_slice(&key.sport.to_le_bytes());
+    bytes[10..].copy_from_slice(&key.dport.to_le_bytes());
+    murmur3_32(&bytes, seed)
+}
+
 /// The per-switch ECMP seed for a run seed.
 pub fn ecmp_seed(run_seed: u64, switch: NodeId) -> u64 {
     mix64(run_seed ^ mix64(0x5eed_0000_0000 ^ switch.0 as u64))
@@ -118,14 +131,7 @@ fn pick(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> us
                 ^ mix64((key.sport as u64) << 16 | key.dport as u64 | 17 << 32);
             mix64(seed ^ mix64(tuple))
         }
-        EcmpHash::Ns3Murmur => {
-            let mut bytes = [0u8; 12];
-            bytes[..4].copy_from_slice(&ns3_ip(key.src).to_le_bytes());
-            bytes[4..8].copy_from_slice(&ns3_ip(key.dst).to_le_bytes());
-            bytes[8..]
-                .copy_from_slice(&(key.sport as u32 | (key.dport as u32) << 16).to_le_bytes());
-            murmur3_32(&bytes, switch.0) as u64
-        }
+        EcmpHash::Ns3Murmur => ns3_tuple_hash(key, switch.0) as u64,
         EcmpHash::Symmetric => {
             // The two ends in a fixed order: a flow and its reverse agree.
             let (a, b) = ((key.src, key.sport), (key.dst, key.dport));

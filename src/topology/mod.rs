@@ -219,12 +219,10 @@ impl TopologySpec {
     }
 }
 
-/// The servers with several NICs: each NIC's server and each server's NICs.
+/// Every multi-NIC server's NICs, its first first (each NIC's server is its
+/// address: [`routing::Routes::address`]).
 #[derive(Clone, Debug, Default)]
 pub struct ServerNics {
-    /// Every extra NIC's server (its first NIC).
-    server: std::collections::HashMap<NodeId, NodeId>,
-    /// Every multi-NIC server's NICs, its first first.
     nics: std::collections::HashMap<NodeId, Vec<NodeId>>,
 }
 
@@ -232,7 +230,6 @@ impl ServerNics {
     fn new(extra: &[(NodeId, NodeId)]) -> ServerNics {
         let mut s = ServerNics::default();
         for &(nic, server) in extra {
-            s.server.insert(nic, server);
             s.nics
                 .entry(server)
                 .or_insert_with(|| vec![server])
@@ -399,7 +396,7 @@ impl Topology {
     }
     /// The server NIC (host node) `n` belongs to: its first NIC, which names it.
     pub fn server(&self, n: NodeId) -> NodeId {
-        self.server_nics.server.get(&n).copied().unwrap_or(n)
+        NodeId(self.routes.address(n))
     }
     /// Server `s`'s NICs, its first (`s` itself) first.
     pub fn nics(&self, s: NodeId) -> &[NodeId] {
@@ -424,9 +421,8 @@ impl Topology {
     }
     /// The servers (hosts that are not an extra NIC), in id order.
     pub fn servers(&self) -> Vec<NodeId> {
-        let extra = &self.server_nics.server;
         (self.hosts.iter().copied())
-            .filter(|h| !extra.contains_key(h))
+            .filter(|&h| self.server(h) == h)
             .collect()
     }
     /// The NIC's only port.

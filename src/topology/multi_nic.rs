@@ -20,18 +20,7 @@ pub fn multi_home(mut spec: TopologySpec, nics: u32) -> TopologySpec {
     }
     let n = spec.kinds.len();
     let named = !spec.names.is_empty();
-    let mut host_link = vec![None; n];
-    let mut racks = Vec::new();
-    for (i, l) in spec.links.iter().enumerate() {
-        for (h, s) in [(l.a, l.b), (l.b, l.a)] {
-            if spec.kinds[h.idx()] == NodeKind::Host && host_link[h.idx()].is_none() {
-                host_link[h.idx()] = Some(i);
-                racks.push(s);
-            }
-        }
-    }
-    racks.sort_unstable();
-    racks.dedup();
+    let (host_link, racks) = host_links(&spec);
     // copy[c - 1][switch] = that switch's copy c.
     let mut copy: Vec<Vec<Option<NodeId>>> = vec![vec![None; n]; nics as usize - 1];
     for (c, copies) in copy.iter_mut().enumerate() {
@@ -59,7 +48,7 @@ pub fn multi_home(mut spec: TopologySpec, nics: u32) -> TopologySpec {
             });
         }
     }
-    for copies in &copy {
+    for (c, copies) in copy.iter().enumerate() {
         for (h, link) in host_link.iter().enumerate() {
             let Some(i) = *link else { continue };
             let l = spec.links[i].clone();
@@ -67,8 +56,8 @@ pub fn multi_home(mut spec: TopologySpec, nics: u32) -> TopologySpec {
             let server = NodeId(h as u32);
             let nic = match named {
                 true => {
-                    let k = spec.extra_nics.iter().filter(|e| e.1 == server).count() + 1;
-                    spec.add_named(NodeKind::Host, format!("{}.nic{k}", spec.names[h]))
+                    let name = format!("{}.nic{}", spec.names[h], c + 1);
+                    spec.add_named(NodeKind::Host, name)
                 }
                 false => spec.add_node(NodeKind::Host),
             };
@@ -81,6 +70,29 @@ pub fn multi_home(mut spec: TopologySpec, nics: u32) -> TopologySpec {
         }
     }
     spec
+}
+
+/// Each host's first link (by host node id), and the switches these links
+/// reach (the racks' switches), in id order.
+fn host_links(spec: &TopologySpec) -> (Vec<Option<usize>>, Vec<NodeId>) {
+    let mut host_link = vec![None; spec.kinds.len()];
+    let mut racks = Vec::new();
+    for (i, l) in spec.links.iter().enumerate() {
+        for (h, s) in [(l.a, l.b), (l.b, l.a)] {
+            if spec.kinds[h.idx()] == NodeKind::Host && host_link[h.idx()].is_none() {
+                host_link[h.idx()] = Some(i);
+                racks.push(s);
+            }
+        }
+    }
+    racks.sort_unstable();
+    racks.dedup();
+    (host_link, racks)
+}
+
+/// The number of switches that have hosts: what [`multi_home`] copies.
+pub fn rack_switches(spec: &TopologySpec) -> usize {
+    host_links(spec).1.len()
 }
 
 /// A rail-optimized fabric: `groups` groups (scalable units) of `servers`
