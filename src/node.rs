@@ -349,6 +349,21 @@ impl<'a> Ctx<'a> {
         self.q.schedule_cold(at, ev.pack());
     }
 
+    /// Hands packet `id` now, at no delay, into hand-over link `link`: from a
+    /// NIC to a sibling NIC of its server, which is always in the same
+    /// partition (`sim::parallel::placement`). Its arrival is decided now
+    /// (lead 0), so it comes after the event being handled.
+    #[inline]
+    pub fn hand_over(&mut self, link: EgressId, id: PacketId) {
+        debug_assert_eq!(self.remote.link_part[link.idx()], self.remote.me);
+        let now = self.now;
+        let lead = self.lead(now);
+        if self.links.push(link, id, now, lead) {
+            self.q
+                .schedule_lead(now, lead, Event::Arrive { link }.pack());
+        }
+    }
+
     /// Hands packet `id` to the far end of `link`, where it arrives at `at`.
     #[inline(always)]
     pub fn send(&mut self, link: EgressId, id: PacketId, at: SimTime) {

@@ -237,6 +237,8 @@ pub(crate) fn flow(
         irn_cap: matches!(cfg.nic.loss_recovery, LossRecovery::Irn(_)).then_some(64),
         send_slot: QpSlot(slot),
         recv_slot: QpSlot(slot),
+        data_to: spec.dst,
+        ack_to: spec.src,
     };
     (spec, info)
 }

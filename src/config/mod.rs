@@ -42,6 +42,8 @@ pub struct RunConfig {
     /// Per flow (ECMP) or per packet (spraying) among equal-cost next hops.
     pub load_balancing: LoadBalancing,
     pub nic: NicPlan,
+    /// How flows use the NICs of servers with several.
+    pub nic_rules: nics::NicRules,
     pub cc: CcKind,
     /// Flows sorted by start time (stable).
     pub flows: Vec<FlowSpec>,

@@ -18,10 +18,14 @@
 //!   one address and list every port toward any of its NICs): the same ECMP
 //!   hash the switches use, taken along the path ([`landing_nic`]).
 //!
-//! What differs from ns-3: there, a receiver's state is host-wide and its ACKs
-//! leave by a NIC of their own hash (`GetNicIdxOfRxQp`) and land at the sender
-//! on whichever NIC ECMP reaches; here the flow's receiving NIC, which takes its
-//! data, also sends its ACKs and CNPs, and they return to the sending NIC.
+//! Queue pairs ([`QueuePairs`]): per NIC (the default), the flow's receiving
+//! NIC takes its data and sends its ACKs and CNPs, which return to the
+//! sending NIC, as with a queue pair bound to one port's address. Per server
+//! (the ns3-hpcc default), as in ns-3's `RdmaHw`, a server has one address and
+//! its queue pairs are host-wide: the receiving queue pair sits on the NIC of
+//! its own hash (`GetNicIdxOfRxQp`), a flow's data lands where ECMP delivers it
+//! and its ACKs where ECMP delivers them, and a NIC hands a packet for a
+//! sibling's queue pair over at no delay ([`routing`], `crate::nic`).
 //! docs/models.md ("Servers with several NICs") has the consequences.
 
 use crate::profile::EcmpHash;
@@ -38,6 +42,34 @@ pub enum ReceiveOn {
     /// The destination's NIC of the sending NIC's index (its rail), as
     /// collective libraries connect rail r to rail r on rail-optimized fabrics.
     SameRail,
+}
+
+/// Where a server's queue pairs live (`nic.queue_pairs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueuePairs {
+    /// Each on one NIC, whose address its packets carry.
+    PerNic,
+    /// Host-wide: packets come to the server's one address, land on any of
+    /// its NICs and are handed to the NIC holding the queue pair.
+    PerServer,
+}
+
+/// How flows use the NICs of servers with several (`[nic]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NicRules {
+    pub placement: NicPlacement,
+    pub receive_on: ReceiveOn,
+    pub queue_pairs: QueuePairs,
+}
+
+impl NicRules {
+    /// Whether a NIC hands packets to its siblings: host-wide queue pairs on
+    /// a fabric with multi-NIC servers (and NICs the placement chose).
+    pub fn hands_over(&self, topo: &Topology) -> bool {
+        self.queue_pairs == QueuePairs::PerServer
+            && self.placement != NicPlacement::Given
+            && topo.multi_nic()
+    }
 }
 
 /// How a server's flows are spread over its NICs (`nic.placement`).
@@ -75,22 +107,20 @@ pub fn source_ports<'a>(
 }
 
 /// Places every flow of `flows` (between servers) on a NIC at each end: the
-/// source NIC by `policy`; the destination NIC, with [`ReceiveOn::Fabric`],
-/// where the fabric's ECMP (`hash`, run seed `seed`) delivers the flow's
-/// packets when the switches route them to the server, as the ns-3
-/// simulator's switches do (a host's address is one, whatever NIC it arrives
-/// on), or the same rail's. Single-NIC fabrics and [`NicPlacement::Given`]
-/// leave the flows as they are.
-pub fn place(
-    flows: &mut [FlowSpec],
-    topo: &Topology,
-    (policy, receive): (NicPlacement, ReceiveOn),
-    hash: EcmpHash,
-    seed: u64,
-) {
+/// source NIC by the placement; the destination NIC, with
+/// [`ReceiveOn::Fabric`], where the fabric's ECMP (`hash`, run seed `seed`)
+/// delivers the flow's packets when the switches route them to the server, as
+/// the ns-3 simulator's switches do (a host's address is one, whatever NIC it
+/// arrives on), or the same rail's. With host-wide queue pairs and the ns-3
+/// hash, the destination NIC is the receiving queue pair's instead
+/// (`GetNicIdxOfRxQp`, [`rx_qp_nic`]), and the data may land on its sibling.
+/// Single-NIC fabrics and [`NicPlacement::Given`] leave the flows as they are.
+pub fn place(flows: &mut [FlowSpec], topo: &Topology, rules: NicRules, hash: EcmpHash, seed: u64) {
+    let (policy, receive) = (rules.placement, rules.receive_on);
     if !topo.multi_nic() || policy == NicPlacement::Given {
         return;
     }
+    let rx_qp = rules.hands_over(topo) && policy == NicPlacement::Ns3Hash;
     let sports: Vec<u16> = source_ports(flows, topo).collect();
     let mut turn = HashMap::<NodeId, usize>::new();
     for (f, sport) in flows.iter_mut().zip(sports) {
@@ -105,6 +135,7 @@ pub fn place(
         let rail = || topo.nics(s).iter().position(|&n| n == src);
         let dst = match receive {
             ReceiveOn::SameRail => rail().and_then(|r| topo.nics(d).get(r).copied()),
+            ReceiveOn::Fabric if rx_qp => Some(rx_qp_nic(topo, key)),
             ReceiveOn::Fabric => None,
         };
         let dst = dst.unwrap_or_else(|| landing_nic(topo, hash, seed, key));
@@ -156,6 +187,68 @@ fn source_nic(
         NicPlacement::Given => 0,
     };
     near[k % near.len()]
+}
+
+/// The NIC of server `key.dst` that holds the receiving queue pair of a flow
+/// with 5-tuple `key` (from NIC `key.src`) when queue pairs are host-wide, as
+/// ns-3's `GetNicIdxOfRxQp` picks it: `v[h % v.len()]`, `v` the server's NICs
+/// on shortest paths back to the sender's server (its routing table's entry,
+/// by descending switch id) and `h` the receive queue pair's hash, which
+/// takes its 4-tuple from the receiver's side (sip = this server, dip = the
+/// sender, sport = the flow's dport, dport = its sport).
+fn rx_qp_nic(topo: &Topology, key: FlowKey) -> NodeId {
+    let (s, d) = (topo.server(NodeId(key.src)), NodeId(key.dst));
+    let to_s = |n: NodeId| {
+        (topo.nics(s).iter())
+            .filter_map(|&m| topo.nic_distance(n, m))
+            .min()
+    };
+    let mut near = nearest(topo.nics(d), to_s);
+    near.sort_by_key(|&n| std::cmp::Reverse(topo.host_port(n).peer));
+    let rx = FlowKey {
+        src: d.0,
+        dst: s.0,
+        sport: key.dport,
+        dport: key.sport,
+    };
+    let h = ns3_tuple_hash(rx, NS3_HASH32_SEED) as usize;
+    near.get(h % near.len().max(1)).copied().unwrap_or(d)
+}
+
+/// The NICs a placed flow's packets are routed to: its data's and its ACKs'
+/// (CNPs', credits'). With per-NIC queue pairs (or a single-NIC fabric) they
+/// are the flow's own ends. With host-wide ones ([`NicRules::hands_over`])
+/// each is where the fabric's ECMP delivers a packet routed to the server, as
+/// in ns-3, from which the NIC hands it to the one holding the queue pair
+/// (`spec.dst` for data, `spec.src` for ACKs); data keeps its rail with
+/// [`ReceiveOn::SameRail`].
+pub fn routing(
+    topo: &Topology,
+    rules: NicRules,
+    (hash, seed): (EcmpHash, u64),
+    spec: &FlowSpec,
+    sport: u16,
+) -> (NodeId, NodeId) {
+    if !rules.hands_over(topo) {
+        return (spec.dst, spec.src);
+    }
+    let data = FlowKey {
+        src: spec.src.0,
+        dst: topo.server(spec.dst).0,
+        sport,
+        dport: spec.dport,
+    };
+    let ack = FlowKey {
+        src: spec.dst.0,
+        dst: topo.server(spec.src).0,
+        sport: spec.dport,
+        dport: sport,
+    };
+    let data_to = match rules.receive_on {
+        ReceiveOn::SameRail => spec.dst,
+        ReceiveOn::Fabric => landing_nic(topo, hash, seed, data),
+    };
+    (data_to, landing_nic(topo, hash, seed, ack))
 }
 
 /// The NICs of `nics` at the least `distance` (none reachable: none).
@@ -254,13 +347,12 @@ mod tests {
     }
 
     fn placed(t: &Topology, policy: NicPlacement, mut f: Vec<FlowSpec>) -> Vec<FlowSpec> {
-        place(
-            &mut f,
-            t,
-            (policy, ReceiveOn::Fabric),
-            EcmpHash::Ns3Murmur,
-            1,
-        );
+        let rules = NicRules {
+            placement: policy,
+            receive_on: ReceiveOn::Fabric,
+            queue_pairs: QueuePairs::PerNic,
+        };
+        place(&mut f, t, rules, EcmpHash::Ns3Murmur, 1);
         f
     }
 
@@ -333,6 +425,62 @@ mod tests {
             (80..=240).contains(&second),
             "{second} of 320 land on the second NIC"
         );
+    }
+
+    fn per_server(placement: NicPlacement) -> NicRules {
+        NicRules {
+            placement,
+            receive_on: ReceiveOn::Fabric,
+            queue_pairs: QueuePairs::PerServer,
+        }
+    }
+
+    #[test]
+    fn a_host_wide_receiving_queue_pair_sits_where_ns3s_rx_hash_puts_it() {
+        // GetNicIdxOfRxQp: v[h % 2], v the receiver's NICs by descending ToR
+        // id, h the hash of the receive queue pair's own 4-tuple (receiver,
+        // sender, the flow's dport, its sport).
+        let t = ali();
+        let f = flows(&t, |s| (s + 100) % 320);
+        let mut p = f.clone();
+        place(
+            &mut p,
+            &t,
+            per_server(NicPlacement::Ns3Hash),
+            EcmpHash::Ns3Murmur,
+            1,
+        );
+        for (orig, g) in f.iter().zip(&p) {
+            let h = qp_hash(orig.dst.0, orig.src.0, 100, 10_000);
+            let want = t.nics(orig.dst)[usize::from(h.is_multiple_of(2))];
+            assert_eq!(g.dst, want, "flow from {}", orig.src);
+        }
+    }
+
+    #[test]
+    fn host_wide_queue_pairs_route_data_and_acks_to_the_server_and_per_nic_ones_to_the_ends() {
+        let t = ali();
+        let mut f = flows(&t, |s| (s + 64) % 320);
+        let rules = per_server(NicPlacement::Ns3Hash);
+        place(&mut f, &t, rules, EcmpHash::Ns3Murmur, 1);
+        let (mut data_moved, mut ack_moved) = (0, 0);
+        for g in &f {
+            let (data, ack) = routing(&t, rules, (EcmpHash::Ns3Murmur, 1), g, 10_000);
+            assert_eq!(t.server(data), t.server(g.dst));
+            assert_eq!(t.server(ack), t.server(g.src));
+            data_moved += usize::from(data != g.dst);
+            ack_moved += usize::from(ack != g.src);
+            let per_nic = NicRules {
+                queue_pairs: QueuePairs::PerNic,
+                ..rules
+            };
+            let ends = routing(&t, per_nic, (EcmpHash::Ns3Murmur, 1), g, 10_000);
+            assert_eq!(ends, (g.dst, g.src));
+        }
+        // Each about half the time: two NICs, independent hashes.
+        for moved in [data_moved, ack_moved] {
+            assert!((80..=240).contains(&moved), "{moved} of 320 handed over");
+        }
     }
 
     #[test]

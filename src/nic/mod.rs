@@ -26,7 +26,7 @@ mod tests;
 
 use crate::cc::receiver::ReceiverKind;
 use crate::cc::{CcKind, FlowCtx};
-use crate::ids::{FlowId, HostIdx, QpSlot};
+use crate::ids::{EgressId, FlowId, HostIdx, QpSlot};
 use crate::node::{Ctx, Event};
 use crate::packet::{PacketId, PacketKind, PktQueue};
 use crate::port::Egress;
@@ -62,6 +62,11 @@ pub struct FlowInfo {
     pub send_slot: QpSlot,
     /// Index of the flow's receiving queue pair at the destination NIC.
     pub recv_slot: QpSlot,
+    /// The NIC its data is routed to: its destination NIC, or with host-wide
+    /// queue pairs where the fabric delivers it (`config::nics::routing`).
+    pub data_to: NodeId,
+    /// The NIC its ACKs, CNPs and credits are routed to (likewise).
+    pub ack_to: NodeId,
 }
 
 /// A flow with a sending queue pair at its NIC: what the transmit loop reads
@@ -109,6 +114,9 @@ pub struct NicConfig {
     /// Send the ready message with the fewest bytes left first (Homa's SRBF)
     /// instead of round robin.
     pub sender_srbf: bool,
+    /// With host-wide queue pairs on multi-NIC servers: the first of the
+    /// hand-over links, one into each node ([`Nic::hand_over`]).
+    pub handover_base: Option<u32>,
 }
 
 impl NicConfig {
@@ -140,6 +148,7 @@ impl NicConfig {
             credit_slot_wire: plan.credit_slot_wire(&model.sizes, int_on),
             receiver: cc.receiver(),
             sender_srbf: matches!(cc, CcKind::Homa(_)),
+            handover_base: None,
             plan,
             transport,
             model,
@@ -279,6 +288,40 @@ impl Nic {
             let wire = ctx.pool.get(id).wire as u64;
             self.rx.on_frame(ctx.now, wire);
         }
+        if let Some(base) = env.cfg.handover_base
+            && self.hand_over(ctx, env, id, base)
+        {
+            return;
+        }
+        self.on_handed(ctx, env, id);
+    }
+
+    /// With host-wide queue pairs, a packet that landed here for a queue pair
+    /// of a sibling NIC (another NIC of this server) goes to it at no delay,
+    /// as ns-3's `RdmaHw` looks the queue pair up host-wide and lets its NIC
+    /// send (rdma-hw.cc `ReceiveUdp`, `ReceiveAck`). Data and credit requests
+    /// are for the receiving queue pair, ACKs, NACKs, CNPs and credits for the
+    /// sending one. Returns whether it was handed over.
+    #[inline]
+    fn hand_over(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId, base: u32) -> bool {
+        let p = ctx.pool.get(id);
+        let for_receiver = match p.kind {
+            PacketKind::Data | PacketKind::CreditRequest | PacketKind::CreditStop => true,
+            PacketKind::Ack | PacketKind::Nack | PacketKind::Cnp | PacketKind::Credit => false,
+            PacketKind::Pfc => return false,
+        };
+        let spec = &env.specs[p.flow.idx()];
+        let owner = if for_receiver { spec.dst } else { spec.src };
+        if owner == self.node {
+            return false;
+        }
+        ctx.hand_over(EgressId(base + owner.0), id);
+        true
+    }
+
+    /// A packet for this NIC: landed from its link, or handed over by a
+    /// sibling ([`Self::hand_over`]).
+    pub fn on_handed(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
         match ctx.pool.get(id).kind {
             PacketKind::Data => self.receive_data(ctx, env, id),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(ctx, env, id),
@@ -350,9 +393,9 @@ impl Nic {
         let id = ctx.pool.alloc_blank(kind);
         let pkt = ctx.pool.get_mut(id);
         pkt.flow = fid;
-        (pkt.src, pkt.dst, pkt.sport, pkt.dport) = (spec.src, spec.dst, f.sport, spec.dport);
+        (pkt.src, pkt.dst, pkt.sport, pkt.dport) = (spec.src, f.data_to, f.sport, spec.dport);
         if back {
-            std::mem::swap(&mut pkt.src, &mut pkt.dst);
+            (pkt.src, pkt.dst) = (spec.dst, f.ack_to);
             std::mem::swap(&mut pkt.sport, &mut pkt.dport);
         }
         pkt.wire = wire;

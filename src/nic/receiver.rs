@@ -151,7 +151,7 @@ impl Nic {
         } else {
             PacketKind::Ack
         };
-        std::mem::swap(&mut pkt.src, &mut pkt.dst);
+        (pkt.src, pkt.dst) = (spec.dst, f.ack_to);
         std::mem::swap(&mut pkt.sport, &mut pkt.dport);
         pkt.seq = expected;
         pkt.aux = out.sack as u32;

@@ -124,7 +124,7 @@ impl Nic {
             pkt.class = qp.cc.data_class(seg.seq).unwrap_or(spec.class);
             pkt.flow = fid;
             pkt.src = spec.src;
-            pkt.dst = spec.dst;
+            pkt.dst = f.data_to;
             pkt.sport = f.sport;
             pkt.dport = spec.dport;
             pkt.seq = seg.seq;

@@ -3,7 +3,7 @@
 //! docs/scenario.md is the reference for every key.
 
 use super::ctx::Ctx;
-use crate::config::nics::{NicPlacement, ReceiveOn};
+use crate::config::nics::{NicPlacement, NicRules, QueuePairs, ReceiveOn};
 use crate::error::InputError;
 use crate::nic::irn::{IrnConfig, LossRecovery};
 use crate::nic::{NicPlan, Ns3Ack};
@@ -54,6 +54,18 @@ pub(super) struct NicSection {
     /// Servers with several NICs: "fabric" (where the switches deliver a flow
     /// routed to the server; default) or "same-rail" (the sending NIC's index).
     receive_on: Option<ReceiveOnKind>,
+    /// Servers with several NICs: "per-nic" (a queue pair's packets come to
+    /// its NIC; the default) or "per-server" (host-wide queue pairs, packets
+    /// land on any NIC of the server and are handed over: ns-3's RdmaHw, the
+    /// ns3-hpcc default).
+    queue_pairs: Option<QueuePairsKind>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum QueuePairsKind {
+    PerNic,
+    PerServer,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -72,9 +84,10 @@ enum Placement {
     Given,
 }
 
-/// How flows are placed on the NICs of servers with several
-/// (`nic.placement`, else the profile's default).
-pub(super) fn placement(n: &NicSection, profile: Profile) -> (NicPlacement, ReceiveOn) {
+/// How flows use the NICs of servers with several (`nic.placement`,
+/// `nic.receive_on`, `nic.queue_pairs`, else the profile's defaults).
+pub(super) fn placement(n: &NicSection, profile: Profile) -> NicRules {
+    let ns3 = profile == Profile::Ns3Hpcc;
     let receive = match n.receive_on {
         Some(ReceiveOnKind::SameRail) => ReceiveOn::SameRail,
         _ => ReceiveOn::Fabric,
@@ -84,10 +97,20 @@ pub(super) fn placement(n: &NicSection, profile: Profile) -> (NicPlacement, Rece
         Some(Placement::Hash) => NicPlacement::Hash,
         Some(Placement::RoundRobin) => NicPlacement::RoundRobin,
         Some(Placement::Given) => NicPlacement::Given,
-        None if profile == Profile::Ns3Hpcc => NicPlacement::Ns3Hash,
+        None if ns3 => NicPlacement::Ns3Hash,
         None => NicPlacement::Hash,
     };
-    (send, receive)
+    let queue_pairs = match n.queue_pairs {
+        Some(QueuePairsKind::PerServer) => QueuePairs::PerServer,
+        Some(QueuePairsKind::PerNic) => QueuePairs::PerNic,
+        None if ns3 => QueuePairs::PerServer,
+        None => QueuePairs::PerNic,
+    };
+    NicRules {
+        placement: send,
+        receive_on: receive,
+        queue_pairs,
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -55,8 +55,8 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         payload_fraction,
         &cx,
     )?;
-    let placement = nic::placement(&f.nic, f.profile);
-    crate::config::nics::place(&mut flows, &topo, placement, model.ecmp_hash, f.seed);
+    let nic_rules = nic::placement(&f.nic, f.profile);
+    crate::config::nics::place(&mut flows, &topo, nic_rules, model.ecmp_hash, f.seed);
     let offset = f.workload.ns3_time_offset();
     let output = output::resolve(&f.output, offset, &topo, flows.len(), &cx)?;
     let stop = check_stop(f.stop, &cx)?;
@@ -77,6 +77,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         int_on,
         load_balancing,
         nic,
+        nic_rules,
         cc,
         flows,
         output,

@@ -4,9 +4,10 @@
 
 use super::limits;
 use super::parallel::placement;
-use super::part::{Part, Slot};
+use super::part::{HANDOVER_PORT, Part, Slot};
 use super::{RunOptions, Shared, Sim};
 use crate::config::RunConfig;
+use crate::config::nics;
 use crate::config::paths::PathModel;
 use crate::engine::EventQueue;
 use crate::error::Error;
@@ -59,13 +60,21 @@ impl Sim {
         let diag = PfcDiag::new(cfg.diag.clone(), egress_owner.len(), flows.len());
         let n_egress = egress_owner.len();
         // A link's receiving end: the peer of the egress that sends into it.
-        let link_dst: Vec<(NodeId, u16)> = egress_owner
+        let mut link_dst: Vec<(NodeId, u16)> = egress_owner
             .iter()
             .map(|&(node, port)| {
                 let p = &cfg.topo.ports[node.idx()][port as usize];
                 (p.peer, p.peer_port)
             })
             .collect();
+        // With host-wide queue pairs, a hand-over link into every node after
+        // the real ones (crate::nic::Nic::hand_over).
+        let handover = cfg.nic_rules.hands_over(&cfg.topo);
+        if handover {
+            let nodes = cfg.topo.spec.kinds.len();
+            link_dst.extend((0..nodes).map(|i| (NodeId::from_idx(i), HANDOVER_PORT)));
+        }
+        assert!(link_dst.len() <= MAX_EVENT_INDEX as usize, "too many links");
         let link_part = link_dst.iter().map(|(n, _)| node_part[n.idx()]).collect();
         let mut nic_cfg = NicConfig::new(
             cfg.nic.clone(),
@@ -86,8 +95,10 @@ impl Sim {
         nic_cfg.xoff_forever = sw_cfg.xoff_forever;
         nic_cfg.hold_back_looks = !opts.keep_idle_looks;
         nic_cfg.seed = seed;
+        nic_cfg.handover_base = handover.then_some(n_egress as u32);
         nic_cfg.last = opts.limits.last_handled(cfg.stop);
-        let (parts, place) = place_nodes(&cfg, n_parts, n_egress, &node_part, nics_of, switches);
+        let n_links = link_dst.len();
+        let (parts, place) = place_nodes(&cfg, n_parts, n_links, &node_part, nics_of, switches);
         let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
         let engine = Engine {
             threads: n_parts,
@@ -235,9 +246,16 @@ fn flow_infos(
         }))
     };
     let sports = crate::config::nics::source_ports(&cfg.flows, &cfg.topo);
+    let hash = (cfg.model.ecmp_hash, seed);
     (cfg.flows.iter().zip(slots).zip(sports))
         .map(|((spec, &(send_slot, recv_slot)), sport)| {
-            let path = path_model.flow(cfg, seed, spec, sport);
+            let (data_to, ack_to) = nics::routing(&cfg.topo, cfg.nic_rules, hash, spec, sport);
+            // The data's path, to where it lands.
+            let routed = FlowSpec {
+                dst: data_to,
+                ..spec.clone()
+            };
+            let path = path_model.flow(cfg, seed, &routed, sport);
             FlowInfo {
                 sport,
                 ideal: path.ideal,
@@ -248,6 +266,8 @@ fn flow_infos(
                 irn_cap: irn_cap(spec),
                 send_slot,
                 recv_slot,
+                data_to,
+                ack_to,
             }
         })
         .collect()
@@ -258,13 +278,13 @@ fn flow_infos(
 fn place_nodes(
     cfg: &RunConfig,
     n_parts: usize,
-    n_egress: usize,
+    n_links: usize,
     node_part: &[u16],
     nics_of: Vec<Vec<Nic>>,
     switches: Vec<Switch>,
 ) -> (Vec<Part>, Vec<Slot>) {
     let mut parts: Vec<Part> = (0..n_parts)
-        .map(|i| Part::new(i as u16, n_parts, n_egress, Journal::default()))
+        .map(|i| Part::new(i as u16, n_parts, n_links, Journal::default()))
         .collect();
     let mut place = vec![Slot::Host(0); cfg.topo.spec.kinds.len()];
     for (p, nics) in parts.iter_mut().zip(nics_of) {

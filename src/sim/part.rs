@@ -21,6 +21,10 @@ use crate::switch::flowctl::{FlowControl, Frame};
 use crate::switch::{Switch, SwitchEnv};
 use crate::units::SimTime;
 
+/// The port a hand-over link lands on (NICs have port 0 only): the packet
+/// came from a sibling NIC of the server ([`crate::nic::Nic::hand_over`]).
+pub(crate) const HANDOVER_PORT: u16 = u16::MAX;
+
 /// What a node id is, and its index in its partition's list of its kind.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Slot {
@@ -97,11 +101,11 @@ macro_rules! with_ctx {
 }
 
 impl Part {
-    pub fn new(id: u16, parts: usize, n_egress: usize, journal: Journal) -> Part {
+    pub fn new(id: u16, parts: usize, n_links: usize, journal: Journal) -> Part {
         Part {
             id,
             q: EventQueue::new(),
-            links: Links::new(n_egress),
+            links: Links::new(n_links),
             pool: PacketPool::new(),
             stats: Stats::default(),
             journal,
@@ -215,7 +219,11 @@ impl Part {
                 let (slot, port) = sh.link_end(link);
                 match slot {
                     Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
-                        nics[l as usize].on_packet(&mut ctx, nenv, id)
+                        if port == HANDOVER_PORT {
+                            nics[l as usize].on_handed(&mut ctx, nenv, id)
+                        } else {
+                            nics[l as usize].on_packet(&mut ctx, nenv, id)
+                        }
                     }),
                     Slot::Switch(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
                         let s = &mut sw[l as usize];

@@ -74,15 +74,12 @@ fn a_dual_nic_server_sends_at_the_rate_of_both_nics() {
     );
 }
 
-#[test]
-fn a_dual_homed_fat_tree_gives_every_server_a_tor_pair() {
-    // hpcc-fat-tree with nics_per_host = 2: 320 servers, 20 ToR pairs.
-    let text = r#"
+/// 50 us of FB_Hadoop at 30 % on hpcc-fat-tree with nics_per_host = 2 (320
+/// servers, 20 ToR pairs) under `cc`.
+const DUAL_HOMED_FAT_TREE: &str = r#"
 [topology]
 kind = "hpcc-fat-tree"
 nics_per_host = 2
-[cc]
-algorithm = "hpcc"
 [[workload.poisson]]
 cdf = "fb-hadoop"
 load = 0.3
@@ -90,7 +87,10 @@ duration = "50us"
 [output]
 queue_interval = "0s"
 "#;
-    let out = run(text, &[]);
+
+#[test]
+fn a_dual_homed_fat_tree_gives_every_server_a_tor_pair() {
+    let out = run(DUAL_HOMED_FAT_TREE, &["cc.algorithm=\"hpcc\""]);
     assert_all_delivered(&out);
     assert_eq!(out.summary.drops, 0);
     // Extra NICs are numbered after the 376 nodes of the fabric and its 20 ToR copies.
@@ -100,6 +100,27 @@ queue_interval = "0s"
         n > 100 && second * 4 > n && second * 4 < 3 * n,
         "{second} of {n}"
     );
+}
+
+#[test]
+fn host_wide_queue_pairs_deliver_everything_and_the_same_on_two_threads() {
+    // nic.queue_pairs = "per-server": data and ACKs land on either NIC of a
+    // server (as ECMP routes them to it) and the NIC hands them to the one
+    // holding the queue pair, at no delay; the two NICs of a server are in one
+    // partition, so threads give the same run.
+    let set = ["cc.algorithm=\"dcqcn\"", "nic.queue_pairs=\"per-server\""];
+    let out = run(DUAL_HOMED_FAT_TREE, &set);
+    assert_all_delivered(&out);
+    assert_eq!(out.summary.drops, 0);
+    let per_nic = run(DUAL_HOMED_FAT_TREE, &[set[0]]);
+    assert_all_delivered(&per_nic);
+    assert_ne!(out.fct, per_nic.fct, "hand-overs change the run");
+    let opts = rocesim::sim::RunOptions {
+        threads: Some(2),
+        ..Default::default()
+    };
+    let two = super::common::run_with(DUAL_HOMED_FAT_TREE, &set, &opts);
+    assert_eq!(out.fct, two.fct);
 }
 
 /// Sums link_util.csv's bytes sent down to the NICs, by rail, in

@@ -34,8 +34,18 @@ use std::collections::VecDeque;
 
 const UNSET: u16 = u16::MAX;
 
-/// The partition of each node (by node id) for `n` partitions.
+/// The partition of each node (by node id) for `n` partitions. A server's
+/// further NICs join its first NIC's partition: they hand each other packets
+/// at no delay (`crate::nic::Nic::hand_over`), which no window could cover.
 pub fn assign(topo: &Topology, n: usize) -> Vec<u16> {
+    let mut part = assign_nodes(topo, n);
+    for &(nic, server) in &topo.spec.extra_nics {
+        part[nic.idx()] = part[server.idx()];
+    }
+    part
+}
+
+fn assign_nodes(topo: &Topology, n: usize) -> Vec<u16> {
     let nodes = topo.spec.kinds.len();
     if n <= 1 {
         return vec![0; nodes];
