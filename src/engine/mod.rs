@@ -63,7 +63,7 @@ impl Bits for u32 {
 /// A queued event: 8 bytes of time and 8 of tie-break (inverted lead in the
 /// high half, the event's bits in the low half), so that the order is one
 /// comparison of `(time, tie)`: 16 bytes (a test checks it).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     time: u64,
     /// `(u32::MAX - lead) << 32 | event bits`: smaller is earlier throughout.

@@ -293,7 +293,7 @@ impl Nic {
         {
             return;
         }
-        self.on_handed(ctx, env, id);
+        self.receive(ctx, env, id);
     }
 
     /// With host-wide queue pairs, a packet that landed here for a queue pair
@@ -319,9 +319,16 @@ impl Nic {
         true
     }
 
-    /// A packet for this NIC: landed from its link, or handed over by a
-    /// sibling ([`Self::hand_over`]).
-    pub fn on_handed(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
+    /// A packet a sibling NIC handed over ([`Self::hand_over`]): out of the
+    /// event loop's line, which [`Self::on_packet`]'s handling is inlined into.
+    #[inline(never)]
+    pub fn on_handed_over(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
+        self.receive(ctx, env, id);
+    }
+
+    /// A packet for this NIC, landed from its link or handed over.
+    #[inline(always)]
+    fn receive(&mut self, ctx: &mut Ctx, env: NicEnv, id: PacketId) {
         match ctx.pool.get(id).kind {
             PacketKind::Data => self.receive_data(ctx, env, id),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(ctx, env, id),

@@ -220,7 +220,7 @@ impl Part {
                 match slot {
                     Slot::Host(l) => with_ctx!(self, sh, now, |ctx, nics, sw, nenv, senv| {
                         if port == HANDOVER_PORT {
-                            nics[l as usize].on_handed(&mut ctx, nenv, id)
+                            nics[l as usize].on_handed_over(&mut ctx, nenv, id)
                         } else {
                             nics[l as usize].on_packet(&mut ctx, nenv, id)
                         }
