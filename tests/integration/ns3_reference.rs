@@ -280,8 +280,10 @@ fn dcqcn_on_ns3s_dual_homed_fabric_matches_flow_by_flow_and_its_tail_within_its_
     let scen = import(run, &dir);
     let theirs = ns3_series(run);
     let mut p99: Vec<(f64, f64, f64)> = Vec::new();
-    // Per flow: our FCT's range over the seeds, and the simulator's FCT.
-    let mut per_flow: BTreeMap<(u32, u32, u64, u64), (f64, f64, f64)> = BTreeMap::new();
+    // Per flow (source, destination, size, start): our FCT's range over the
+    // seeds, and the simulator's FCT.
+    type FlowKey = (u32, u32, u64, u64);
+    let mut per_flow: BTreeMap<FlowKey, (f64, f64, f64)> = BTreeMap::new();
     for seed in 1..=5 {
         let out = dir.join(format!("run{seed}"));
         let set = format!("seed={seed}");
