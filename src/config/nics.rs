@@ -153,26 +153,19 @@ fn source_nic(
     (s, d): (NodeId, NodeId),
     (sport, dport): (u16, u16),
 ) -> NodeId {
-    let to_d = |n: NodeId| {
-        (topo.nics(d).iter())
-            .filter_map(|&m| topo.nic_distance(n, m))
-            .min()
-    };
-    let mut near = nearest(topo.nics(s), to_d);
+    let mut near = nics_toward(topo, s, d);
     if near.len() < 2 {
         return near.first().copied().unwrap_or(s);
     }
     let k = match policy {
         NicPlacement::Ns3Hash => {
-            // ns-3 lists a host's next hops by descending switch id.
-            near.sort_by_key(|&n| std::cmp::Reverse(topo.host_port(n).peer));
             let key = FlowKey {
                 src: s.0,
                 dst: d.0,
                 sport,
                 dport,
             };
-            ns3_tuple_hash(key, NS3_HASH32_SEED) as usize
+            ns3_hash_index(topo, &mut near, key)
         }
         NicPlacement::Hash => {
             let tuple = (s.0 as u64) << 32 | d.0 as u64;
@@ -189,29 +182,42 @@ fn source_nic(
     near[k % near.len()]
 }
 
-/// The NIC of server `key.dst` that holds the receiving queue pair of a flow
-/// with 5-tuple `key` (from NIC `key.src`) when queue pairs are host-wide, as
-/// ns-3's `GetNicIdxOfRxQp` picks it: `v[h % v.len()]`, `v` the server's NICs
-/// on shortest paths back to the sender's server (its routing table's entry,
-/// by descending switch id) and `h` the receive queue pair's hash, which
-/// takes its 4-tuple from the receiver's side (sip = this server, dip = the
-/// sender, sport = the flow's dport, dport = its sport).
-fn rx_qp_nic(topo: &Topology, key: FlowKey) -> NodeId {
-    let (s, d) = (topo.server(NodeId(key.src)), NodeId(key.dst));
-    let to_s = |n: NodeId| {
-        (topo.nics(s).iter())
+/// Server `s`'s NICs on shortest paths to server `d` (to its nearest NIC).
+fn nics_toward(topo: &Topology, s: NodeId, d: NodeId) -> Vec<NodeId> {
+    let to_d = |n: NodeId| {
+        (topo.nics(d).iter())
             .filter_map(|&m| topo.nic_distance(n, m))
             .min()
     };
-    let mut near = nearest(topo.nics(d), to_s);
+    nearest(topo.nics(s), to_d)
+}
+
+/// ns-3's hash for a host's NICs `near` (rdma-hw.cc `GetNicIdxOfQp`,
+/// `GetNicIdxOfRxQp`): sorts them as its routing table lists them (by
+/// descending switch id) and returns MurmurHash3 of the queue pair's 4-tuple
+/// `key` with ns-3's seed, taken modulo their number by the caller.
+fn ns3_hash_index(topo: &Topology, near: &mut [NodeId], key: FlowKey) -> usize {
     near.sort_by_key(|&n| std::cmp::Reverse(topo.host_port(n).peer));
+    ns3_tuple_hash(key, NS3_HASH32_SEED) as usize
+}
+
+/// The NIC of server `key.dst` that holds the receiving queue pair of a flow
+/// with 5-tuple `key` (from NIC `key.src`) when queue pairs are host-wide, as
+/// ns-3's `GetNicIdxOfRxQp` picks it: `v[h % v.len()]`, `v` the server's NICs
+/// on shortest paths back to the sender's server (its routing table's entry)
+/// and `h` the receive queue pair's hash, which takes its 4-tuple from the
+/// receiver's side (sip = this server, dip = the sender, sport = the flow's
+/// dport, dport = its sport).
+fn rx_qp_nic(topo: &Topology, key: FlowKey) -> NodeId {
+    let (s, d) = (topo.server(NodeId(key.src)), NodeId(key.dst));
+    let mut near = nics_toward(topo, d, s);
     let rx = FlowKey {
         src: d.0,
         dst: s.0,
         sport: key.dport,
         dport: key.sport,
     };
-    let h = ns3_tuple_hash(rx, NS3_HASH32_SEED) as usize;
+    let h = ns3_hash_index(topo, &mut near, rx);
     near.get(h % near.len().max(1)).copied().unwrap_or(d)
 }
 

@@ -86,7 +86,7 @@ enum Placement {
 
 /// How flows use the NICs of servers with several (`nic.placement`,
 /// `nic.receive_on`, `nic.queue_pairs`, else the profile's defaults).
-pub(super) fn placement(n: &NicSection, profile: Profile) -> NicRules {
+pub(super) fn rules(n: &NicSection, profile: Profile) -> NicRules {
     let ns3 = profile == Profile::Ns3Hpcc;
     let receive = match n.receive_on {
         Some(ReceiveOnKind::SameRail) => ReceiveOn::SameRail,

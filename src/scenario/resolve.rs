@@ -55,7 +55,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         payload_fraction,
         &cx,
     )?;
-    let nic_rules = nic::placement(&f.nic, f.profile);
+    let nic_rules = nic::rules(&f.nic, f.profile);
     crate::config::nics::place(&mut flows, &topo, nic_rules, model.ecmp_hash, f.seed);
     let offset = f.workload.ns3_time_offset();
     let output = output::resolve(&f.output, offset, &topo, flows.len(), &cx)?;
