@@ -27,6 +27,8 @@ done
 # Every recorder on for one fabric run and one incast.
 cases+=("recorders-fattree|$root/scenarios/fattree-fbhdp-30pct.toml|--set output.link_utilization=\"10us\" --set output.flow_rates.flows=[0,1,2,3]")
 cases+=("recorders-incast|$root/scenarios/incast-16to1-dcqcn.toml|--set output.link_utilization=\"5us\" --set output.flow_rates.flows=\"all\"")
+# The same with the streamed tables in Parquet (output.format).
+cases+=("recorders-parquet|$root/scenarios/incast-16to1-dcqcn.toml|--set output.link_utilization=\"5us\" --set output.flow_rates.flows=\"all\" --set output.format=\"parquet\"")
 # The HPCC ns-3 simulator's reference runs, imported.
 for c in "$root"/data/ns3-reference/*/config.txt; do
     name=$(basename "$(dirname "$c")")

@@ -26,8 +26,8 @@ if ! "$py" -m venv "$venv" >/dev/null 2>&1; then
     fi
 fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install maturin pytest pandas matplotlib
-echo "python-ci: venv and pip install maturin pytest pandas matplotlib: ${SECONDS} s"
+"${pip[@]}" install maturin pytest pandas matplotlib pyarrow
+echo "python-ci: venv and pip install maturin pytest pandas matplotlib pyarrow: ${SECONDS} s"
 SECONDS=0
 # The extension builds in the repository's target/ (its own subdirectories by
 # crate hash), so dependencies already built by `cargo build --release` are reused.

@@ -57,7 +57,8 @@ pub fn run(
     progress: &mut dyn FnMut(sim::RunProgress),
 ) -> Result<RunOutputs, Error> {
     sim::limits::check_before(&cfg, &opts.limits, out_dir.is_some())?;
-    let mut rec = Recorder::new(out_dir, opts.keep_samples)?;
+    let (format, _) = sim::limits::table_format(&cfg);
+    let mut rec = Recorder::new(out_dir, opts.keep_samples, format)?;
     rec.replace_on_commit(opts.replace.clone());
     rec.stream_fct(opts.stream_fct);
     rec.set_output_limit(opts.limits.max_output_bytes);

@@ -26,6 +26,8 @@ PathLike = Union[str, os.PathLike]
 
 # Column types of the run directory's CSV files (docs/models.md#outputs). Times are
 # float64 because rocesim writes fractional nanoseconds when a time has picoseconds.
+# A run with ``output.format = "parquet"`` writes fct.parquet, queue.parquet, pfc.parquet,
+# link_util.parquet and flow_rates.parquet instead, with these types (read with pyarrow).
 _DTYPES: dict[str, dict[str, str]] = {
     "fct": {
         "flow_id": "int64",
@@ -117,20 +119,28 @@ class Run:
         return self._frame("pfc")
 
     def table(self, name: str):
-        """Any CSV of the run directory (e.g. ``"queue_hist"``, ``"link_util"``) as a
-        DataFrame; fct, queue and pfc get their declared column types."""
+        """Any table of the run directory (e.g. ``"queue_hist"``, ``"link_util"``) as a
+        DataFrame, from NAME.parquet if the run wrote Parquet, else NAME.csv; fct,
+        queue and pfc get their declared column types."""
         if name in _DTYPES:
             return self._frame(name)
-        import pandas as pd
-
-        return pd.read_csv(self.dir / f"{name}.csv")
+        return self._read(name)
 
     def _frame(self, name: str):
         if name not in self._frames:
-            import pandas as pd
-
-            self._frames[name] = pd.read_csv(self.dir / f"{name}.csv", dtype=_DTYPES[name])
+            self._frames[name] = self._read(name, _DTYPES[name])
         return self._frames[name]
+
+    def _read(self, name: str, dtype: Optional[dict] = None):
+        import pandas as pd
+
+        parquet = self.dir / f"{name}.parquet"
+        if parquet.is_file():
+            df = pd.read_parquet(parquet)
+            if dtype:
+                df = df.astype({k: v for k, v in dtype.items() if k in df.columns})
+            return df
+        return pd.read_csv(self.dir / f"{name}.csv", dtype=dtype)
 
     def report(self, step: int = 5, dport: Optional[int] = None) -> pathlib.Path:
         """Writes report.html and figures/ into the run directory, as

@@ -405,3 +405,18 @@ def test_a_key_or_value_thousands_of_levels_deep_is_an_input_error_not_a_crash()
         deep = [deep]
     with pytest.raises(rocesim.InputError, match="nested too deep"):
         rocesim.run(QUICKSTART, overrides={"cc.algorithm": deep})
+
+
+def test_a_parquet_run_gives_the_same_frames_as_a_csv_run(tmp_path):
+    # output.format = "parquet": the same rows and column types, read from .parquet.
+    sets = {"output.link_utilization": "5us"}
+    csv = rocesim.run(INCAST, overrides=sets, out=tmp_path / "csv")
+    pq = rocesim.run(INCAST, overrides={**sets, "output.format": "parquet"}, out=tmp_path / "pq")
+    for name in ["fct", "queue", "pfc", "link_util"]:
+        assert (pq.dir / f"{name}.parquet").is_file() and not (pq.dir / f"{name}.csv").exists()
+        a, b = csv.table(name), pq.table(name)
+        assert len(a) > 0 or name == "pfc", name
+        assert list(a.columns) == list(b.columns), name
+        assert list(a.dtypes) == list(b.dtypes) or name == "link_util", name
+        assert a.astype(b.dtypes.to_dict()).equals(b), name
+    assert csv.summary == pq.summary

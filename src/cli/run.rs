@@ -125,6 +125,9 @@ pub fn run(args: &RunArgs) -> Result<(), Error> {
         for w in super::warnings::scenario_warnings(&cfg) {
             eprintln!("warning: {w}");
         }
+        if let (_, Some(note)) = crate::sim::limits::table_format(&cfg) {
+            eprintln!("note: {note}");
+        }
     }
     let out = args
         .out

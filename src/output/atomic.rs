@@ -131,6 +131,11 @@ impl AtomicFile {
         self.written
     }
 
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.dst
+    }
+
     /// An I/O error on this file, naming the final path.
     pub fn err(&self, e: io::Error) -> Error {
         Error::io(&self.dst, e)

@@ -31,12 +31,14 @@ pub mod pfc_diag;
 pub mod pfc_report;
 pub mod plan;
 mod summary;
+pub mod table;
 
 pub use atomic::{AtomicFile, register_created_dir, register_scratch_dir, remove_all_temporaries};
 pub use observers::FlowCounters;
 pub use observers::queues::QueueSample;
 pub use observers::rate_trace::RateSample;
 pub use summary::{Engine, PfcHeadline, Summary, SummaryInput, Timing, percentile};
+pub use table::{Kind, Table, TableFile, TableFormat};
 
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId};
@@ -66,9 +68,14 @@ const FIXED_FILES: &[&str] = &[
 /// Every file and directory `rocesim run` (and `rocesim report`) may write in
 /// a run directory. `run --force` removes these, and only these, from a reused
 /// directory (plus hidden temporary files of an interrupted run).
-pub fn run_files() -> impl Iterator<Item = &'static str> {
+pub fn run_files() -> impl Iterator<Item = String> {
     let sampled = observers::REGISTERED.iter().flat_map(|r| (r.files)());
-    FIXED_FILES.iter().copied().chain(sampled.copied())
+    let names = FIXED_FILES.iter().chain(sampled).copied();
+    // A streamed table is CSV or Parquet (`output.format`).
+    names.flat_map(|n| {
+        let parquet = n.strip_suffix(".csv").map(|stem| format!("{stem}.parquet"));
+        std::iter::once(n.to_string()).chain(parquet)
+    })
 }
 
 /// The files and directories of a previous run in `dir` ([`run_files`]), to
@@ -158,7 +165,58 @@ fn push_ns(row: &mut Vec<u8>, ps: u64) {
     }
 }
 
-pub const FCT_HEADER: &str = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,timeouts,dport";
+/// fct.csv: one row per completed flow (docs/models.md, "Outputs").
+pub const FCT: Table = Table {
+    stem: "fct",
+    columns: &[
+        ("flow_id", Kind::Int),
+        ("src", Kind::Int),
+        ("dst", Kind::Int),
+        ("size_bytes", Kind::Int),
+        ("start_ns", Kind::Float),
+        ("fct_ns", Kind::Float),
+        ("ideal_fct_ns", Kind::Float),
+        ("slowdown", Kind::Float),
+        ("retx_bytes", Kind::Int),
+        ("cnps", Kind::Int),
+        ("timeouts", Kind::Int),
+        ("dport", Kind::Int),
+    ],
+};
+
+/// fct.csv on a fabric whose servers have several NICs: [`FCT`] and which
+/// of its NICs carried the flow at each end.
+pub const FCT_MULTI_NIC: Table = Table {
+    stem: "fct",
+    columns: &[
+        ("flow_id", Kind::Int),
+        ("src", Kind::Int),
+        ("dst", Kind::Int),
+        ("size_bytes", Kind::Int),
+        ("start_ns", Kind::Float),
+        ("fct_ns", Kind::Float),
+        ("ideal_fct_ns", Kind::Float),
+        ("slowdown", Kind::Float),
+        ("retx_bytes", Kind::Int),
+        ("cnps", Kind::Int),
+        ("timeouts", Kind::Int),
+        ("dport", Kind::Int),
+        ("src_nic", Kind::Int),
+        ("dst_nic", Kind::Int),
+    ],
+};
+
+/// pfc.csv: every PFC pause, resume and timed-pause expiry.
+pub const PFC: Table = Table {
+    stem: "pfc",
+    columns: &[
+        ("time_ns", Kind::Float),
+        ("node", Kind::Int),
+        ("port", Kind::Int),
+        ("priority", Kind::Int),
+        ("event", Kind::Text),
+    ],
+};
 
 /// One egress port the per-port recorders watch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,8 +242,10 @@ pub struct RunInfo<'a> {
 
 pub struct Recorder {
     dir: Option<PathBuf>,
-    fct_file: Option<AtomicFile>,
-    pfc_file: Option<AtomicFile>,
+    /// The streamed tables' format (`output.format`).
+    format: TableFormat,
+    fct_file: Option<TableFile>,
+    pfc_file: Option<TableFile>,
     /// Completed flows, kept for [`RunOutputs::fct`] unless streamed only.
     fct: Vec<FctRecord>,
     /// Completed flows go to the files only, not into `fct` (memory flat in
@@ -219,10 +279,16 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder writing into `dir` (created if missing), or only to memory.
-    pub fn new(dir: Option<&Path>, keep_samples: bool) -> Result<Recorder, Error> {
+    /// A recorder writing into `dir` (created if missing), its tables in
+    /// `format`, or only to memory.
+    pub fn new(
+        dir: Option<&Path>,
+        keep_samples: bool,
+        format: TableFormat,
+    ) -> Result<Recorder, Error> {
         let mut r = Recorder {
             dir: dir.map(Path::to_path_buf),
+            format,
             fct_file: None,
             pfc_file: None,
             fct: Vec::new(),
@@ -243,12 +309,8 @@ impl Recorder {
         };
         if let Some(d) = dir {
             std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
-            let mut fct = AtomicFile::create(d, "fct.csv")?;
-            let mut pfc = AtomicFile::create(d, "pfc.csv")?;
-            writeln!(fct, "{FCT_HEADER}").map_err(|e| fct.err(e))?;
-            writeln!(pfc, "time_ns,node,port,priority,event").map_err(|e| pfc.err(e))?;
-            r.fct_file = Some(fct);
-            r.pfc_file = Some(pfc);
+            r.fct_file = Some(TableFile::create(d, &FCT, format)?);
+            r.pfc_file = Some(TableFile::create(d, &PFC, format)?);
         }
         Ok(r)
     }
@@ -269,6 +331,7 @@ impl Recorder {
         let setup = observers::Setup {
             run: cfg,
             dir: self.dir.as_deref(),
+            format: self.format,
             mirror,
             watched: &watched,
             keep_samples: self.keep_samples,
@@ -318,9 +381,7 @@ impl Recorder {
         self.nic_names = Some(names);
         // The same temporary file: the old one goes before the new one is made.
         self.fct_file = None;
-        let mut fct = AtomicFile::create(dir, "fct.csv")?;
-        writeln!(fct, "{FCT_HEADER},src_nic,dst_nic").map_err(|e| fct.err(e))?;
-        self.fct_file = Some(fct);
+        self.fct_file = Some(TableFile::create(dir, &FCT_MULTI_NIC, self.format)?);
         Ok(())
     }
 
@@ -367,7 +428,7 @@ impl Recorder {
 
     /// The bytes written to the streamed files so far.
     fn written(&self) -> u64 {
-        let file = |f: &Option<AtomicFile>| f.as_ref().map_or(0, AtomicFile::written);
+        let file = |f: &Option<TableFile>| f.as_ref().map_or(0, TableFile::written);
         file(&self.fct_file)
             + file(&self.pfc_file)
             + self.ns3.as_ref().map_or(0, ns3::Ns3Files::written)
@@ -575,7 +636,8 @@ impl Recorder {
         if let Some(dir) = self.dir.clone() {
             let mut files = vec![self.fct_file.take(), self.pfc_file.take()];
             files.extend(kept.files.into_iter().map(Some));
-            files.extend(self.end_files(&dir, &summary, input.end)?);
+            let end = self.end_files(&dir, &summary, input.end)?;
+            files.extend(end.into_iter().map(|f| f.map(TableFile::from)));
             self.remove_replaced()?;
             for f in files.into_iter().flatten() {
                 f.commit()?;

@@ -14,6 +14,9 @@ pub struct OutputPlan {
     pub queue_ports: Option<Vec<(NodeId, u16)>>,
     /// Also write the ns-3 simulator's fct.txt / pfc.txt (/ qlen.txt).
     pub fct_format: FctFormat,
+    /// The streamed tables' format (`output.format`); `None`: CSV, or
+    /// Parquet where the run is sure to write a lot ([`crate::sim::limits::table_format`]).
+    pub format: Option<super::TableFormat>,
     /// ns-3 qlen.txt monitoring window (simulated time), if any.
     pub qlen_mon: Option<(SimTime, SimTime)>,
     /// Added to times in the ns-3 files (workload.ns3_time_offset), so they read

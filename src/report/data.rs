@@ -133,11 +133,16 @@ impl RunData {
 }
 
 /// The files a run directory may hold that the report reads or makes.
-const KNOWN: [&str; 13] = [
+const KNOWN: [&str; 18] = [
     "timing.json",
     "fct.csv",
     "pfc.csv",
     "queue.csv",
+    "fct.parquet",
+    "pfc.parquet",
+    "queue.parquet",
+    "flow_rates.parquet",
+    "link_util.parquet",
     "summary.json",
     "scenario.toml",
     "queue_hist.csv",
@@ -176,10 +181,15 @@ pub fn load_run(dir: &Path, label: String) -> Result<RunData, Error> {
         )
         .into());
     }
-    let fct = parse_fct(&dir.join("fct.csv"), &read_required(&dir.join("fct.csv"))?)?;
+    // The streamed tables are CSV or Parquet (`output.format`).
+    let table = |stem: &str| crate::output::table::read_csv_text(dir, stem);
+    let fct = match table("fct")? {
+        Some((path, t)) => parse_fct(&path, &t)?,
+        None => parse_fct(&dir.join("fct.csv"), &read_required(&dir.join("fct.csv"))?)?,
+    };
     let opt = |name: &str| read_optional(&dir.join(name));
-    let pfc = opt("pfc.csv")?
-        .map(|t| parse_pfc(&dir.join("pfc.csv"), &t))
+    let pfc = table("pfc")?
+        .map(|(path, t)| parse_pfc(&path, &t))
         .transpose()?;
     let queue_hist = opt("queue_hist.csv")?
         .map(|t| parse_queue_hist(&dir.join("queue_hist.csv"), &t))
@@ -187,11 +197,11 @@ pub fn load_run(dir: &Path, label: String) -> Result<RunData, Error> {
     let latency_hist = opt("latency_hist.csv")?
         .map(|t| parse_latency_hist(&dir.join("latency_hist.csv"), &t))
         .transpose()?;
-    let flow_rates = opt("flow_rates.csv")?
-        .map(|t| parse_flow_rates(&dir.join("flow_rates.csv"), &t))
+    let flow_rates = table("flow_rates")?
+        .map(|(path, t)| parse_flow_rates(&path, &t))
         .transpose()?;
-    let link_util = opt("link_util.csv")?
-        .map(|t| parse_link_util(&dir.join("link_util.csv"), &t))
+    let link_util = table("link_util")?
+        .map(|(path, t)| parse_link_util(&path, &t))
         .transpose()?;
     let scenario = opt("scenario.toml")?;
     let pfc_diagnostics = opt("pfc_diagnostics.json")?;

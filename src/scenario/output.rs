@@ -5,6 +5,7 @@
 use super::ctx::Ctx;
 use crate::config::{FctFormat, FlowSet, OutputPlan};
 use crate::error::InputError;
+use crate::output::TableFormat;
 use crate::topology::{NodeId, NodeKind, Topology};
 use crate::units::{Bytes, Delta, SimTime};
 use serde::Deserialize;
@@ -21,6 +22,9 @@ pub(super) struct OutputSection {
     /// "csv" (default) or "ns3": also write the HPCC ns-3 simulator's fct.txt and
     /// pfc.txt (and qlen.txt with `qlen_mon_end`), docs/ns3-compat.md.
     fct_format: Option<FctFormat>,
+    /// The streamed tables' format: "csv" or "parquet". Default: CSV, or
+    /// Parquet where the run is sure to write more than 1 GB of CSV.
+    format: Option<TableFormat>,
     /// ns-3 qlen.txt: sample switch queues every 100 ns from here (sim time).
     qlen_mon_start: Option<Delta>,
     /// ns-3 qlen.txt: until here (sim time).
@@ -114,6 +118,7 @@ pub(super) fn resolve(
         queue_interval: (!interval.is_zero()).then_some(interval),
         queue_ports,
         fct_format,
+        format: o.format,
         qlen_mon,
         ns3_time_offset,
         queue_histogram: o.queue_histogram.unwrap_or(true),

@@ -18,6 +18,7 @@
 
 use crate::config::RunConfig;
 use crate::error::InputError;
+use crate::output::TableFormat;
 use crate::output::observers::{Before, Per, REGISTERED, Volume};
 use crate::units::{Delta, SimTime};
 
@@ -145,9 +146,9 @@ pub fn check_before(
     limits: &Limits,
     writes_files: bool,
 ) -> Result<(), InputError> {
-    let Some(first) = cfg.flows.first() else {
+    if cfg.flows.is_empty() {
         return Ok(());
-    };
+    }
     let bps = fastest_bps(cfg);
     let limit = limits.max_sim_time;
     let capped = cfg.stop.is_some_and(|s| s.ps() <= limit.ps());
@@ -188,6 +189,21 @@ pub fn check_before(
     if !writes_files {
         return Ok(());
     }
+    match least_output(cfg)
+        .into_iter()
+        .find(|v| v.bytes > limits.max_output_bytes)
+    {
+        Some(v) => Err(too_much_output(cfg, limits, &v)),
+        None => Ok(()),
+    }
+}
+
+/// What each sampled recorder writes at least in the run (in CSV bytes).
+fn least_output(cfg: &RunConfig) -> Vec<Volume> {
+    let Some(first) = cfg.flows.first() else {
+        return Vec::new();
+    };
+    let bps = fastest_bps(cfg);
     // The run lasts at least until its flows could finish (each alone, and
     // each host's through its link), or until `stop`, whichever comes first.
     let last_end = least_end(cfg, bps);
@@ -200,15 +216,37 @@ pub fn check_before(
         span_ps: end.ps().saturating_sub(first.start.ps()),
         least_fct: &|size| least_fct(size, bps),
     };
-    for r in REGISTERED {
-        match (r.least_output)(&before) {
-            Some(v) if v.bytes > limits.max_output_bytes => {
-                return Err(too_much_output(cfg, limits, &v));
-            }
-            _ => {}
-        }
+    REGISTERED
+        .iter()
+        .filter_map(|r| (r.least_output)(&before))
+        .collect()
+}
+
+/// Where `output.format` is unset, the streamed tables are Parquet once the
+/// run is sure to write more CSV than this (docs/scenario.md, `[output]`).
+pub const AUTO_PARQUET_BYTES: u64 = 1 << 30;
+
+/// The least bytes a row of fct.csv takes (`0,0,1,1,0,1,1,1.000000,0,0,0,0`).
+const FCT_ROW_MIN_BYTES: u64 = 32;
+
+/// The format of the run's streamed tables: `output.format`, or where it is
+/// unset CSV, unless the run is sure to write more than
+/// [`AUTO_PARQUET_BYTES`] of CSV tables; then Parquet, with the note to show.
+pub fn table_format(cfg: &RunConfig) -> (TableFormat, Option<String>) {
+    if let Some(f) = cfg.output.format {
+        return (f, None);
     }
-    Ok(())
+    let sampled: u64 = least_output(cfg).iter().map(|v| v.bytes).sum();
+    let least = sampled.saturating_add(cfg.flows.len() as u64 * FCT_ROW_MIN_BYTES);
+    if least <= AUTO_PARQUET_BYTES {
+        return (TableFormat::Csv, None);
+    }
+    let note = format!(
+        "the run's tables would take at least {} as CSV: they are written as Parquet \
+         (fct.parquet, queue.parquet, ...); output.format = \"csv\" keeps CSV",
+        fmt_bytes(least)
+    );
+    (TableFormat::Parquet, Some(note))
 }
 
 /// The error when a recorder would write more than the output limit.

@@ -236,3 +236,76 @@ fn two_adjacent_latency_windows_split_the_packets_between_them() {
     assert_eq!(early + late, whole);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `output.format = "parquet"` writes the five streamed tables as Parquet
+/// files holding the CSV files' rows, value for value (times, rates, counts
+/// and PFC events), leaves no CSV of them, and `rocesim report` reads them.
+#[test]
+fn parquet_tables_hold_the_csv_rows_and_the_report_reads_them() {
+    use rocesim::output::table::read_csv_text;
+    let dir = scratch("rec-parquet");
+    let on = [
+        "--set",
+        "output.queue_interval=\"2us\"",
+        "--set",
+        "output.link_utilization=\"5us\"",
+        "--set",
+        "output.flow_rates={ flows = \"all\", interval = \"5us\" }",
+    ];
+    let csv_run = run_into(&dir, "csv", INCAST, &on);
+    let mut pq = on.to_vec();
+    pq.extend(["--set", "output.format=\"parquet\""]);
+    let pq_run = run_into(&dir, "pq", INCAST, &pq);
+    for stem in ["fct", "pfc", "queue", "link_util", "flow_rates"] {
+        assert!(!pq_run.join(format!("{stem}.csv")).exists(), "{stem}.csv");
+        let (_, a) = read_csv_text(&csv_run, stem).unwrap().unwrap();
+        let (path, b) = read_csv_text(&pq_run, stem).unwrap().unwrap();
+        assert_eq!(path, pq_run.join(format!("{stem}.parquet")));
+        assert!(a.lines().count() > 1, "{stem}: the incast writes rows");
+        assert_eq!(a.lines().count(), b.lines().count(), "{stem}");
+        for (x, y) in a.lines().zip(b.lines()) {
+            let (xs, ys): (Vec<&str>, Vec<&str>) = (x.split(',').collect(), y.split(',').collect());
+            assert_eq!(xs.len(), ys.len(), "{stem}: {x} / {y}");
+            for (u, v) in xs.iter().zip(&ys) {
+                let same = u == v
+                    || matches!((u.parse::<f64>(), v.parse::<f64>()), (Ok(p), Ok(q)) if p == q);
+                assert!(same, "{stem}: {x} / {y}");
+            }
+        }
+    }
+    assert_eq!(summary(&csv_run), summary(&pq_run));
+    let o = rocesim(&["report", pq_run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(pq_run.join("report.html").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Unset, `output.format` is Parquet only where the run is sure to write more
+/// than 1 GB of CSV tables: queue.csv's 5 ports sampled every ns while a
+/// 400 MB flow takes 32 ms at 100 Gbps hold at least 160 M rows of 8 bytes.
+#[test]
+fn a_run_sure_to_write_more_than_a_gigabyte_of_csv_writes_parquet() {
+    use rocesim::output::TableFormat;
+    use rocesim::sim::limits::table_format;
+    let cfg = |size: &str, format: &str| {
+        let text = format!(
+            "[topology]\nkind = \"star\"\nhosts = 5\nrate = \"100Gbps\"\ndelay = \"1us\"\n\
+             [output]\nqueue_interval = \"1ns\"\n{format}\n\
+             [[workload.flows]]\nsrc = 1\ndst = 0\nsize = \"{size}\"\nstart = \"0us\"\n"
+        );
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let src = rocesim::scenario::Source::text(&text, "t.toml", &base, "t");
+        rocesim::scenario::to_config(&src, &[]).unwrap()
+    };
+    let (format, note) = table_format(&cfg("400MB", ""));
+    assert_eq!(format, TableFormat::Parquet);
+    let note = note.expect("a note says why");
+    assert!(
+        note.contains("1.3GB") && note.contains("output.format = \"csv\""),
+        "{note}"
+    );
+    let keep = table_format(&cfg("400MB", "format = \"csv\""));
+    assert_eq!(keep, (TableFormat::Csv, None));
+    let small = table_format(&cfg("200MB", ""));
+    assert_eq!(small, (TableFormat::Csv, None), "0.64 GB");
+}

@@ -7,12 +7,24 @@
 use super::{Before, FabricView, Finished, FlowCounters, Ledger, Observer, Per, Setup, Volume};
 use crate::error::Error;
 use crate::ids::FlowId;
-use crate::output::{AtomicFile, fmt_ns};
+use crate::output::{Kind, Table, TableFile, fmt_ns};
 use crate::units::{Delta, SimTime};
 use std::io::Write;
 
-pub const HEADER: &str =
-    "time_ns,flow_id,interval_ns,rate_gbps,window_bytes,sent_gbps,delivered_gbps,delivered_bytes";
+/// flow_rates.csv's columns (`window_bytes` is empty for rate-based controllers).
+pub const TABLE: Table = Table {
+    stem: "flow_rates",
+    columns: &[
+        ("time_ns", Kind::Float),
+        ("flow_id", Kind::Int),
+        ("interval_ns", Kind::Float),
+        ("rate_gbps", Kind::Float),
+        ("window_bytes", Kind::Int),
+        ("sent_gbps", Kind::Float),
+        ("delivered_gbps", Kind::Float),
+        ("delivered_bytes", Kind::Int),
+    ],
+};
 
 /// Bytes a row of flow_rates.csv takes at least.
 const ROW_MIN_BYTES: u64 = 16;
@@ -22,7 +34,7 @@ pub struct FlowRates {
     interval: Delta,
     start: SimTime,
     /// None on a mirror (an MPI rank other than 0).
-    file: Option<AtomicFile>,
+    file: Option<TableFile>,
     selected: Vec<bool>,
     /// Per flow: end of its last interval, and the counters then (sent, delivered).
     state: Vec<(SimTime, u64, u64)>,
@@ -68,7 +80,7 @@ impl Observer for FlowRates {
         Ok(Some(FlowRates {
             interval: *interval,
             start: s.start(),
-            file: s.file("flow_rates.csv", HEADER)?,
+            file: s.table(&TABLE)?,
             selected: set.mask(s.run.flows),
             state: s.run.flows.iter().map(|f| (f.start, 0, 0)).collect(),
         }))
@@ -104,7 +116,7 @@ impl Observer for FlowRates {
     }
 
     fn written(&self) -> u64 {
-        self.file.as_ref().map_or(0, AtomicFile::written)
+        self.file.as_ref().map_or(0, TableFile::written)
     }
 
     fn finish(self: Box<Self>, out: &mut Finished) -> Result<(), Error> {

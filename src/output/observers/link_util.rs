@@ -4,12 +4,23 @@
 
 use super::{Before, FabricView, Finished, Ledger, Observer, Setup, Volume};
 use crate::error::Error;
-use crate::output::{AtomicFile, fmt_ns};
+use crate::output::{Kind, Table, TableFile, fmt_ns};
 use crate::topology::NodeId;
 use crate::units::{Delta, Rate, SimTime};
 use std::io::Write;
 
-pub const HEADER: &str = "time_ns,node,port,utilization,tx_bytes,data_bytes";
+/// link_util.csv's columns.
+pub const TABLE: Table = Table {
+    stem: "link_util",
+    columns: &[
+        ("time_ns", Kind::Float),
+        ("node", Kind::Int),
+        ("port", Kind::Int),
+        ("utilization", Kind::Float),
+        ("tx_bytes", Kind::Int),
+        ("data_bytes", Kind::Int),
+    ],
+};
 
 /// Bytes a row of link_util.csv takes at least.
 const ROW_MIN_BYTES: u64 = 12;
@@ -34,7 +45,7 @@ pub struct LinkUtil {
     ports: Vec<(NodeId, u16)>,
     rates: Vec<Rate>,
     /// None on a mirror (an MPI rank other than 0).
-    file: Option<AtomicFile>,
+    file: Option<TableFile>,
     /// Previous counters per watched port.
     prev: Vec<PortCounters>,
     last: SimTime,
@@ -76,7 +87,7 @@ impl Observer for LinkUtil {
                 .collect(),
             prev: vec![PortCounters::default(); ports.len()],
             ports,
-            file: s.file("link_util.csv", HEADER)?,
+            file: s.table(&TABLE)?,
             last: s.start(),
         }))
     }
@@ -109,7 +120,7 @@ impl Observer for LinkUtil {
     }
 
     fn written(&self) -> u64 {
-        self.file.as_ref().map_or(0, AtomicFile::written)
+        self.file.as_ref().map_or(0, TableFile::written)
     }
 
     fn finish(self: Box<Self>, out: &mut Finished) -> Result<(), Error> {

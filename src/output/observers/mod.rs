@@ -21,7 +21,7 @@ mod view;
 pub use view::{FabricView, FlowCounters, FlowState, PortView};
 
 use super::plan::OutputPlan;
-use super::{AtomicFile, RunInfo, WatchedPort};
+use super::{RunInfo, Table, TableFile, TableFormat, WatchedPort};
 use crate::error::Error;
 use crate::topology::Topology;
 use crate::units::{Delta, SimTime};
@@ -105,7 +105,7 @@ pub trait Observer {
 /// What the observers hand over at the end of a successful run.
 #[derive(Default)]
 pub struct Finished {
-    pub files: Vec<AtomicFile>,
+    pub files: Vec<TableFile>,
     /// [`super::RunOutputs::samples`].
     pub samples: Vec<queues::QueueSample>,
     /// [`super::RunOutputs::rates`].
@@ -118,6 +118,8 @@ pub struct Setup<'a> {
     pub run: RunInfo<'a>,
     /// The run directory, if the run writes files (never on a mirror).
     pub dir: Option<&'a Path>,
+    /// The streamed tables' format (`output.format`).
+    pub format: TableFormat,
     /// An MPI rank other than 0: the observer samples as rank 0's does (the
     /// view's calls are collective) and writes nothing.
     pub mirror: bool,
@@ -133,16 +135,12 @@ impl Setup<'_> {
         self.dir.is_some() || self.mirror
     }
 
-    /// File `name` in the run directory with its `header` line, if the run
+    /// `table`'s file in the run directory, in the run's format, if the run
     /// writes files here.
-    pub fn file(&self, name: &str, header: &str) -> Result<Option<AtomicFile>, Error> {
-        use std::io::Write;
-        let Some(dir) = self.dir else {
-            return Ok(None);
-        };
-        let mut f = AtomicFile::create(dir, name)?;
-        writeln!(f, "{header}").map_err(|e| f.err(e))?;
-        Ok(Some(f))
+    pub fn table(&self, table: &Table) -> Result<Option<TableFile>, Error> {
+        self.dir
+            .map(|dir| TableFile::create(dir, table, self.format))
+            .transpose()
     }
 
     /// When the first flow starts, where interval samplers start.

@@ -11,8 +11,8 @@
 
 use super::{FabricView, Finished, Ledger, Observer, Setup};
 use crate::error::Error;
-use crate::output::AtomicFile;
 use crate::output::plan::FctFormat;
+use crate::output::{AtomicFile, TableFile};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use std::collections::BTreeMap;
@@ -89,7 +89,7 @@ impl Observer for Ns3Qlen {
     }
 
     fn finish(self: Box<Self>, out: &mut Finished) -> Result<(), Error> {
-        out.files.extend(self.file);
+        out.files.extend(self.file.map(TableFile::from));
         Ok(())
     }
 }

@@ -6,10 +6,21 @@
 
 use super::{Before, FabricView, Finished, Ledger, Observer, Setup, Volume};
 use crate::error::Error;
-use crate::output::{AtomicFile, push_ns};
+use crate::output::{Kind, Table, TableFile, push_ns};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use std::io::Write;
+
+/// queue.csv's columns.
+pub const TABLE: Table = Table {
+    stem: "queue",
+    columns: &[
+        ("time_ns", Kind::Float),
+        ("node", Kind::Int),
+        ("port", Kind::Int),
+        ("bytes", Kind::Int),
+    ],
+};
 
 /// Bytes a row of queue.csv takes at least (`t,n,p,b` and a newline).
 const ROW_MIN_BYTES: u64 = 8;
@@ -29,7 +40,7 @@ pub struct QueueLengths {
     interval: Option<Delta>,
     start: SimTime,
     ports: Vec<(NodeId, u16)>,
-    file: Option<AtomicFile>,
+    file: Option<TableFile>,
     rows: QueueRows,
     /// Samples kept in memory, if asked.
     samples: Option<Vec<QueueSample>>,
@@ -55,7 +66,7 @@ impl Observer for QueueLengths {
             interval: s.run.plan.queue_interval.filter(|_| !ports.is_empty()),
             start: s.start(),
             ports,
-            file: s.file("queue.csv", "time_ns,node,port,bytes")?,
+            file: s.table(&TABLE)?,
             rows: QueueRows::default(),
             samples: s.keep_samples.then(Vec::new),
         }))
@@ -80,7 +91,7 @@ impl Observer for QueueLengths {
     }
 
     fn written(&self) -> u64 {
-        self.file.as_ref().map_or(0, AtomicFile::written)
+        self.file.as_ref().map_or(0, TableFile::written)
     }
 
     fn finish(self: Box<Self>, out: &mut Finished) -> Result<(), Error> {

@@ -51,6 +51,12 @@ fn read(out: &RunOutputs, name: &str) -> Result<String, Error> {
         .as_ref()
         .ok_or_else(|| Error::Sim(format!("the run wrote no directory, so no {name}")))?;
     let p = dir.join(name);
+    // A streamed table may be Parquet (`output.format`).
+    if let Some(stem) = name.strip_suffix(".csv")
+        && let Some((_, text)) = crate::output::table::read_csv_text(dir, stem)?
+    {
+        return Ok(text);
+    }
     std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))
 }
 
