@@ -277,6 +277,17 @@ pub struct Progress {
     /// Last time data moved forward (in-order delivery or a new ACK), or the
     /// first flow after an idle period started.
     pub last: SimTime,
+    /// Programs' compute steps under way (a run is not over while one is).
+    pub computing: usize,
+}
+
+impl Progress {
+    /// Whether the run has nothing left to do: every one of its `total`
+    /// flows started and completed, and no program is computing.
+    #[inline]
+    pub fn finished(&self, total: usize) -> bool {
+        self.done == total && self.started == total && self.computing == 0
+    }
 }
 
 /// A node's view of the world while it handles one event.

@@ -330,6 +330,7 @@ impl NicPair {
             cfg: &self.cfg,
             specs: &self.specs,
             flows: &self.flows,
+            programs: None,
         };
         let mut ctx = self.w.ctx();
         self.tx.start_flow(&mut ctx, env, FlowId(fid));
@@ -347,6 +348,7 @@ impl NicPair {
             cfg: &self.cfg,
             specs: &self.specs,
             flows: &self.flows,
+            programs: None,
         };
         let mut ctx = self.w.ctx();
         let nic = if link == TX {
@@ -365,6 +367,7 @@ impl NicPair {
                 cfg: &self.cfg,
                 specs: &self.specs,
                 flows: &self.flows,
+                programs: None,
             };
             match ev {
                 Event::Arrive { link } => {

@@ -47,6 +47,9 @@ pub struct RunConfig {
     pub cc: CcKind,
     /// Flows sorted by start time (stable).
     pub flows: Vec<FlowSpec>,
+    /// The programs that start some of the flows (collectives, dependency
+    /// graphs; `crate::workload::program`), if any.
+    pub programs: Option<std::sync::Arc<crate::workload::program::Programs>>,
     pub output: OutputPlan,
     /// The effective scenario text (for reports).
     pub scenario_text: String,

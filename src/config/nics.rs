@@ -28,10 +28,12 @@
 //! sibling's queue pair over at no delay ([`routing`], `crate::nic`).
 //! docs/models.md ("Servers with several NICs") has the consequences.
 
+use crate::ids::FlowId;
 use crate::profile::EcmpHash;
 use crate::switch::ecmp::{FlowKey, mix64, next_hop, ns3_tuple_hash, switch_seed};
 use crate::topology::{NodeId, Topology};
 use crate::workload::FlowSpec;
+use crate::workload::program::Programs;
 use std::collections::HashMap;
 
 /// Where a flow arrives at a server with several NICs (`nic.receive_on`).
@@ -92,16 +94,27 @@ pub enum NicPlacement {
 const NS3_HASH32_SEED: u32 = 0x8BAD_F00D;
 
 /// Every flow's source port, as the ns-3 simulator numbers them: a counter per
-/// (source server, destination server) from 10000, in start order.
+/// (source server, destination server) from 10000, in start order. A flow of
+/// a program's connection (`programs`) takes the port of the connection's
+/// first flow, as the messages of one queue pair share its UDP port.
 pub fn source_ports<'a>(
     flows: &'a [FlowSpec],
     topo: &'a Topology,
+    programs: Option<&'a Programs>,
 ) -> impl Iterator<Item = u16> + 'a {
     let mut next = HashMap::<(u32, u32), u16>::new();
-    flows.iter().map(move |f| {
+    let mut conn_port = HashMap::<u32, u16>::new();
+    flows.iter().enumerate().map(move |(i, f)| {
+        let conn = programs.and_then(|p| p.conn(FlowId::from_idx(i)));
+        if let Some(&port) = conn.and_then(|c| conn_port.get(&c)) {
+            return port;
+        }
         let c = (next.entry((topo.server(f.src).0, topo.server(f.dst).0))).or_insert(10_000);
         let sport = *c;
         *c = c.wrapping_add(1);
+        if let Some(c) = conn {
+            conn_port.insert(c, sport);
+        }
         sport
     })
 }
@@ -115,15 +128,26 @@ pub fn source_ports<'a>(
 /// hash, the destination NIC is the receiving queue pair's instead
 /// (`GetNicIdxOfRxQp`, [`rx_qp_nic`]), and the data may land on its sibling.
 /// Single-NIC fabrics and [`NicPlacement::Given`] leave the flows as they are.
-pub fn place(flows: &mut [FlowSpec], topo: &Topology, rules: NicRules, hash: EcmpHash, seed: u64) {
+/// Flows a program starts (`programs`) keep the NICs it gave them.
+pub fn place(
+    flows: &mut [FlowSpec],
+    topo: &Topology,
+    rules: NicRules,
+    hash: EcmpHash,
+    seed: u64,
+    programs: Option<&Programs>,
+) {
     let (policy, receive) = (rules.placement, rules.receive_on);
     if !topo.multi_nic() || policy == NicPlacement::Given {
         return;
     }
     let rx_qp = rules.hands_over(topo) && policy == NicPlacement::Ns3Hash;
-    let sports: Vec<u16> = source_ports(flows, topo).collect();
+    let sports: Vec<u16> = source_ports(flows, topo, programs).collect();
     let mut turn = HashMap::<NodeId, usize>::new();
-    for (f, sport) in flows.iter_mut().zip(sports) {
+    for (i, (f, sport)) in flows.iter_mut().zip(sports).enumerate() {
+        if programs.is_some_and(|p| p.starts(FlowId::from_idx(i))) {
+            continue;
+        }
         let (s, d) = (topo.server(f.src), topo.server(f.dst));
         let src = source_nic(topo, policy, seed, &mut turn, (s, d), (sport, f.dport));
         let key = FlowKey {
@@ -358,7 +382,7 @@ mod tests {
             receive_on: ReceiveOn::Fabric,
             queue_pairs: QueuePairs::PerNic,
         };
-        place(&mut f, t, rules, EcmpHash::Ns3Murmur, 1);
+        place(&mut f, t, rules, EcmpHash::Ns3Murmur, 1, None);
         f
     }
 
@@ -455,6 +479,7 @@ mod tests {
             per_server(NicPlacement::Ns3Hash),
             EcmpHash::Ns3Murmur,
             1,
+            None,
         );
         for (orig, g) in f.iter().zip(&p) {
             let h = qp_hash(orig.dst.0, orig.src.0, 100, 10_000);
@@ -468,7 +493,7 @@ mod tests {
         let t = ali();
         let mut f = flows(&t, |s| (s + 64) % 320);
         let rules = per_server(NicPlacement::Ns3Hash);
-        place(&mut f, &t, rules, EcmpHash::Ns3Murmur, 1);
+        place(&mut f, &t, rules, EcmpHash::Ns3Murmur, 1, None);
         let (mut data_moved, mut ack_moved) = (0, 0);
         for g in &f {
             let (data, ack) = routing(&t, rules, (EcmpHash::Ns3Murmur, 1), g, 10_000);
@@ -507,9 +532,9 @@ mod tests {
         let t = ali();
         let mut f = flows(&t, |s| (s + 64) % 320);
         f.extend(flows(&t, |s| (s + 64) % 320));
-        let before: Vec<u16> = source_ports(&f, &t).collect();
+        let before: Vec<u16> = source_ports(&f, &t, None).collect();
         let p = placed(&t, NicPlacement::RoundRobin, f);
-        assert_eq!(source_ports(&p, &t).collect::<Vec<_>>(), before);
+        assert_eq!(source_ports(&p, &t, None).collect::<Vec<_>>(), before);
         assert_eq!((before[0], before[320]), (10_000, 10_001));
     }
 }

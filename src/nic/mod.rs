@@ -15,6 +15,7 @@
 
 mod credit;
 pub mod irn;
+mod program;
 pub mod qp;
 mod receiver;
 mod sender;
@@ -35,6 +36,7 @@ use crate::profile::{ModelConfig, NicScheduler};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
+pub use program::HostProgram;
 use qp::{RecvQp, SendQp};
 use rand_chacha::ChaCha8Rng;
 use transport::{AckRule, Transport};
@@ -117,6 +119,8 @@ pub struct NicConfig {
     /// With host-wide queue pairs on multi-NIC servers: the first of the
     /// hand-over links, one into each node ([`Nic::hand_over`]).
     pub handover_base: Option<u32>,
+    /// Flows that start note their path for the PFC victim lists.
+    pub note_paths: bool,
 }
 
 impl NicConfig {
@@ -149,6 +153,7 @@ impl NicConfig {
             receiver: cc.receiver(),
             sender_srbf: matches!(cc, CcKind::Homa(_)),
             handover_base: None,
+            note_paths: false,
             plan,
             transport,
             model,
@@ -176,6 +181,8 @@ pub struct NicEnv<'a> {
     /// Every flow's spec, by flow id.
     pub specs: &'a [FlowSpec],
     pub flows: &'a [FlowInfo],
+    /// The run's programs, if its workload has any (collectives, graphs).
+    pub programs: Option<&'a crate::workload::program::Programs>,
 }
 
 pub struct Nic {
@@ -218,6 +225,8 @@ pub struct Nic {
     /// ExpressPass: the credit queue of this NIC's port, made with the first
     /// credit it sends ([`credit`]).
     credit: Option<Box<crate::cc::xpass::shaper::CreditShaper>>,
+    /// Its part of the run's programs ([`program`]), if it has one.
+    prog: Option<Box<HostProgram>>,
 }
 
 impl Nic {
@@ -250,6 +259,7 @@ impl Nic {
             starts,
             next_start: 0,
             credit: None,
+            prog: None,
         }
     }
 
@@ -258,23 +268,49 @@ impl Nic {
         &self.starts[..self.next_start]
     }
 
-    /// When the next flow sourced here starts, if any is left.
+    /// When the next flow sourced here starts, if any is left: the next
+    /// timed start, or the program's next send or compute step's end.
     pub fn next_start(&self, env: NicEnv) -> Option<SimTime> {
+        let timed = self.next_timed(env);
+        match self.prog.as_deref().and_then(HostProgram::next_due) {
+            Some(p) => Some(timed.map_or(p, |t| t.min(p))),
+            None => timed,
+        }
+    }
+
+    /// The next timed start (a flow no program starts).
+    fn next_timed(&self, env: NicEnv) -> Option<SimTime> {
         let fid = *self.starts.get(self.next_start)?;
         Some(env.specs[fid.idx()].start)
     }
 
+    /// The start timer to set before the run, if any.
+    pub fn first_start(&mut self, env: NicEnv) -> Option<SimTime> {
+        let at = self.next_start(env)?;
+        if let Some(p) = self.prog.as_deref_mut() {
+            p.wants_timer(at);
+        }
+        Some(at)
+    }
+
     /// The NIC's start timer: flows whose start time has come begin, in start
-    /// order; the timer is set for the next one.
+    /// order, then the program's sends and compute steps that are due; the
+    /// timer is set for the next one.
     pub fn on_flow_start(&mut self, ctx: &mut Ctx, env: NicEnv) {
-        while let Some(t) = self.next_start(env)
+        while let Some(t) = self.next_timed(env)
             && t <= ctx.now
         {
             let fid = self.starts[self.next_start];
             self.next_start += 1;
             self.start_flow(ctx, env, fid);
         }
-        if let Some(t) = self.next_start(env) {
+        if let Some(p) = self.prog.as_deref_mut() {
+            p.timer_fired(ctx.now);
+            self.program_due(ctx, env);
+            self.arm_start(ctx, env);
+            return;
+        }
+        if let Some(t) = self.next_timed(env) {
             ctx.schedule_timer(t, Event::FlowStart { host: self.idx });
         }
     }

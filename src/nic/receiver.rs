@@ -91,7 +91,10 @@ impl Nic {
             }
         }
         let rx = self.recv[slot].as_deref_mut().expect("opened above");
+        let was = rx.delivered;
         let out = cfg.transport.receive(rx, seq, payload, spec.size, now);
+        // The message's last byte arrived with this packet (a program's receive).
+        let arrived = env.programs.is_some() && was < spec.size && rx.delivered >= spec.size;
         send_ack |= out.ack;
         ctx.stats.delivered_bytes += out.fresh;
         if out.in_order {
@@ -124,6 +127,9 @@ impl Nic {
         if !(send_ack || out.nack) {
             self.close_if_at_rest(env, fid, now);
             ctx.pool.free(id);
+            if arrived {
+                self.program_received(ctx, env, fid);
+            }
             if !cfg.ns3_scheduler() {
                 self.kick(ctx, env);
             }
@@ -165,6 +171,9 @@ impl Nic {
         pkt.wire = cfg.model.sizes.ack_wire(int_bytes);
         self.undefer(ctx);
         self.ctrl.push(ctx.pool, id);
+        if arrived {
+            self.program_received(ctx, env, fid);
+        }
         self.kick(ctx, env);
     }
 

@@ -156,7 +156,8 @@ impl Nic {
         }
         let now = ctx.now;
         let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
-        let fct = now.since(spec.start);
+        let start = self.flow_started_at(env, fid);
+        let fct = now.since(start);
         ctx.progress.done += 1;
         ctx.rec.flow_finished(fid);
         let qp = self.send[f.send_slot.idx()]
@@ -179,7 +180,7 @@ impl Nic {
             sport: f.sport,
             dport: spec.dport,
             size: spec.size,
-            start: spec.start,
+            start,
             fct,
             ideal: f.ideal,
             retx_bytes: qp.retx_bytes,
@@ -187,6 +188,7 @@ impl Nic {
             cnps: qp.cnps,
             timeouts: qp.timeouts,
         });
+        self.program_sent(ctx, env, fid);
         self.kick(ctx, env);
     }
 

@@ -110,7 +110,8 @@ impl Nic {
             let (f, spec) = (&env.flows[fid.idx()], &env.specs[fid.idx()]);
             let before = qp.high_sent;
             let seg = cfg.transport.next_segment(qp, now);
-            if before < qp.size && qp.high_sent >= qp.size {
+            let all_sent = before < qp.size && qp.high_sent >= qp.size;
+            if all_sent {
                 ctx.progress.sent_all += 1;
             }
             if seg.retx {
@@ -143,6 +144,9 @@ impl Nic {
             Self::spend_credit(&mut qp.cc, ctx, id);
             self.put_on_wire(ctx, id, true);
             self.arm_timer(ctx, env, fid);
+            if all_sent && env.programs.is_some() {
+                self.program_all_sent(ctx, env, fid);
+            }
             self.after_look(ctx, env, true);
             return;
         }

@@ -130,6 +130,11 @@ pub enum Note {
     FlowPath {
         flow: FlowId,
     },
+    /// A program's task, started at `start`, was done (collectives.csv).
+    TaskDone {
+        task: u32,
+        start: SimTime,
+    },
     /// A switch paused one of its egress queues (deadlock search).
     Paused {
         switch: SwitchIdx,
@@ -327,6 +332,11 @@ impl Journal {
         }
     }
 
+    /// A program's task `task`, started at `start`, is done now.
+    pub fn task_done(&mut self, task: u32, start: SimTime) {
+        self.put(Note::TaskDone { task, start });
+    }
+
     /// Switch `switch` newly paused its egress (`port`, `class`).
     pub fn paused(&mut self, switch: SwitchIdx, port: u16, class: u8) {
         if self.wants.deadlock {
@@ -402,6 +412,7 @@ impl Journal {
             Note::FlowStarted { flow, class } => diag.flow_started(flow, class),
             Note::FlowFinished { flow } => diag.flow_finished(flow),
             Note::FlowPath { flow } => return Applied::FlowPath(flow),
+            Note::TaskDone { task, start } => rec.task_done(time, task, start),
             Note::Paused {
                 switch,
                 port,

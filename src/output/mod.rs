@@ -23,6 +23,7 @@
 
 mod atomic;
 pub mod claim;
+pub mod collectives;
 pub mod hist;
 pub mod journal;
 pub mod ns3;
@@ -59,6 +60,8 @@ const FIXED_FILES: &[&str] = &[
     "latency_hist.csv",
     "pfc_ports.csv",
     "pfc_diagnostics.json",
+    "collectives.csv",
+    "steps.csv",
     "fct.txt",
     "pfc.txt",
     "report.html",
@@ -138,6 +141,8 @@ pub struct RunOutputs {
     pub samples: Vec<QueueSample>,
     /// Per-flow rate samples, when traced.
     pub rates: Vec<RateSample>,
+    /// The collectives that completed (collectives.csv), by job and iteration.
+    pub collectives: Vec<collectives::CollectiveRow>,
     pub out_dir: Option<PathBuf>,
 }
 
@@ -238,10 +243,14 @@ pub struct RunInfo<'a> {
     pub scenario_text: &'a str,
     /// The in-memory rate trace's interval ([`RunOutputs::rates`]), if traced.
     pub trace_rates: Option<Delta>,
+    /// The run's programs (collectives, dependency graphs), if any.
+    pub programs: Option<&'a std::sync::Arc<crate::workload::program::Programs>>,
 }
 
 pub struct Recorder {
     dir: Option<PathBuf>,
+    /// What the programs' tasks reported (collectives.csv, steps.csv).
+    collectives: Option<collectives::CollectiveLog>,
     /// The streamed tables' format (`output.format`).
     format: TableFormat,
     fct_file: Option<TableFile>,
@@ -288,6 +297,7 @@ impl Recorder {
     ) -> Result<Recorder, Error> {
         let mut r = Recorder {
             dir: dir.map(Path::to_path_buf),
+            collectives: None,
             format,
             fct_file: None,
             pfc_file: None,
@@ -337,6 +347,7 @@ impl Recorder {
             keep_samples: self.keep_samples,
         };
         self.observers = observers::build_all(&setup)?;
+        self.collectives = cfg.programs.cloned().map(collectives::CollectiveLog::new);
         if mirror {
             self.configure_hists(&cfg, n_egress, &watched);
             self.watched = watched;
@@ -532,6 +543,13 @@ impl Recorder {
         self.ledger.note(res);
     }
 
+    /// A program's task `task`, started at `start`, was done at `now`.
+    pub fn task_done(&mut self, now: SimTime, task: u32, start: SimTime) {
+        if let Some(c) = self.collectives.as_mut() {
+            c.task_done(now, task, start);
+        }
+    }
+
     pub fn flow_done(&mut self, r: FctRecord) {
         if self.ledger.is_over() {
             return;
@@ -628,7 +646,10 @@ impl Recorder {
         if let Some(e) = self.ledger.take_error() {
             return Err(e);
         }
-        let summary = Summary::new(&input, std::mem::take(&mut self.slowdowns));
+        let mut summary = Summary::new(&input, std::mem::take(&mut self.slowdowns));
+        if let Some(c) = &self.collectives {
+            summary.jobs = c.jobs();
+        }
         let mut kept = observers::Finished::default();
         for o in std::mem::take(&mut self.observers) {
             o.finish(&mut kept)?;
@@ -636,6 +657,9 @@ impl Recorder {
         if let Some(dir) = self.dir.clone() {
             let mut files = vec![self.fct_file.take(), self.pfc_file.take()];
             files.extend(kept.files.into_iter().map(Some));
+            if let Some(c) = &self.collectives {
+                files.extend(c.files(&dir)?.into_iter().map(|f| Some(f.into())));
+            }
             let end = self.end_files(&dir, &summary, input.end)?;
             files.extend(end.into_iter().map(|f| f.map(TableFile::from)));
             self.remove_replaced()?;
@@ -643,11 +667,17 @@ impl Recorder {
                 f.commit()?;
             }
         }
+        let collectives = self
+            .collectives
+            .as_ref()
+            .map(|c| c.rows())
+            .unwrap_or_default();
         Ok(RunOutputs {
             summary,
             fct: self.fct,
             samples: kept.samples,
             rates: kept.rates,
+            collectives,
             out_dir: self.dir,
         })
     }

@@ -127,6 +127,9 @@ pub struct Summary {
     pub data_packets_transmitted: u64,
     pub control_interval_ns: f64,
     pub sim_seconds: f64,
+    /// The jobs of collectives and dependency graphs (absent without them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<super::collectives::JobSummary>,
     /// Engine measurements (timing.json): with several threads these depend on
     /// how the nodes are split.
     #[serde(skip)]
@@ -189,6 +192,7 @@ impl Summary {
         Summary {
             flows_total: i.flows_total,
             flows_completed: completed,
+            jobs: Vec::new(),
             slowdown_p50: percentile(&sd, 50.0),
             slowdown_p95: percentile(&sd, 95.0),
             slowdown_p99: percentile(&sd, 99.0),

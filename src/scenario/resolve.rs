@@ -47,7 +47,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let diag = diagnostics::resolve(&f.diagnostics, spray, &cx)?;
     let ecn = switch::resolve_ecn(&f.switch, &cc, &cx)?;
     let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
-    let mut flows = workload::resolve(
+    let (mut flows, programs) = workload::resolve(
         &f.workload,
         &topo,
         &loaded.base_dir,
@@ -56,7 +56,14 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         &cx,
     )?;
     let nic_rules = nic::rules(&f.nic, f.profile);
-    crate::config::nics::place(&mut flows, &topo, nic_rules, model.ecmp_hash, f.seed);
+    crate::config::nics::place(
+        &mut flows,
+        &topo,
+        nic_rules,
+        model.ecmp_hash,
+        f.seed,
+        programs.as_ref(),
+    );
     let offset = f.workload.ns3_time_offset();
     let output = output::resolve(&f.output, offset, &topo, flows.len(), &cx)?;
     let stop = check_stop(f.stop, &cx)?;
@@ -80,6 +87,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
         nic_rules,
         cc,
         flows,
+        programs: programs.map(std::sync::Arc::new),
         output,
         scenario_text: loaded.text.clone(),
     })

@@ -13,7 +13,7 @@ use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, QpSlot, SwitchIdx};
 use crate::nic::irn::LossRecovery;
-use crate::nic::{FlowInfo, Nic, NicConfig};
+use crate::nic::{FlowInfo, HostProgram, Nic, NicConfig};
 use crate::node::MAX_EVENT_INDEX;
 use crate::output::journal::{Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
@@ -100,6 +100,7 @@ impl Sim {
         let n_links = link_dst.len();
         let (parts, place) = place_nodes(&cfg, n_parts, n_links, &node_part, nics_of, switches);
         let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
+        nic_cfg.note_paths = note_paths;
         let engine = Engine {
             threads: n_parts,
             lookahead_ns: grid as f64 / 1e3,
@@ -180,15 +181,22 @@ impl Nodes {
                 Switch::new(&plan, idx, node, infos, seed, &mut gid_of)
             })
             .collect();
+        // Each NIC's timed starts, in start order; flows a program starts
+        // have a sending slot but no timed start.
         let mut starts = vec![Vec::new(); topo.hosts.len()];
+        let mut n_send = vec![0u32; topo.hosts.len()];
         let mut n_recv = vec![0u32; topo.hosts.len()];
+        let programs = cfg.programs.as_deref();
         let slots = (cfg.flows.iter().enumerate())
             .map(|(fid, f)| {
-                let s = &mut starts[topo.host_idx(f.src).idx()];
-                s.push(FlowId::from_idx(fid));
+                let (fid, src) = (FlowId::from_idx(fid), topo.host_idx(f.src).idx());
+                if !programs.is_some_and(|p| p.starts(fid)) {
+                    starts[src].push(fid);
+                }
+                n_send[src] += 1;
                 let r = &mut n_recv[topo.host_idx(f.dst).idx()];
                 *r += 1;
-                (QpSlot::from_idx(s.len() - 1), QpSlot(*r - 1))
+                (QpSlot(n_send[src] - 1), QpSlot(*r - 1))
             })
             .collect();
         let mut hosts_in = vec![0usize; n_parts];
@@ -200,7 +208,7 @@ impl Nodes {
             let rng = |salt: u64| {
                 ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
             };
-            nics_of[node_part[node.idx()] as usize].push(Nic::new(
+            let mut nic = Nic::new(
                 node,
                 HostIdx::from_idx(hi),
                 Egress::new(
@@ -211,7 +219,11 @@ impl Nodes {
                 (rng(0x41c), rng(0x7cc)),
                 std::mem::take(&mut starts[hi]),
                 n_recv[hi] as usize,
-            ));
+            );
+            if let Some(prog) = programs.and_then(|p| HostProgram::new(p, HostIdx::from_idx(hi))) {
+                nic.set_program(prog, n_send[hi] as usize);
+            }
+            nics_of[node_part[node.idx()] as usize].push(nic);
         }
         Nodes {
             switches,
@@ -245,7 +257,7 @@ fn flow_infos(
             bdp.div_ceil(mtu_wire as u64).max(1) as u32
         }))
     };
-    let sports = crate::config::nics::source_ports(&cfg.flows, &cfg.topo);
+    let sports = crate::config::nics::source_ports(&cfg.flows, &cfg.topo, cfg.programs.as_deref());
     let hash = (cfg.model.ecmp_hash, seed);
     (cfg.flows.iter().zip(slots).zip(sports))
         .map(|((spec, &(send_slot, recv_slot)), sport)| {

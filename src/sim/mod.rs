@@ -117,6 +117,7 @@ impl Shared {
             cfg: &self.nic_cfg,
             specs: &self.cfg.flows,
             flows: &self.flows,
+            programs: self.cfg.programs.as_deref(),
         }
     }
 
@@ -251,6 +252,7 @@ impl Sim {
             p.started += part.progress.started;
             p.done += part.progress.done;
             p.sent_all += part.progress.sent_all;
+            p.computing += part.progress.computing;
             p.last = p.last.max(part.progress.last);
         }
         p
@@ -273,8 +275,9 @@ impl Sim {
         }
         if !self.sh.cfg.flows.is_empty() {
             for p in &mut self.parts {
-                for nic in &p.nics {
-                    if let Some(at) = nic.next_start(self.sh.nic_env()) {
+                for nic in &mut p.nics {
+                    p.progress.computing += nic.computing();
+                    if let Some(at) = nic.first_start(self.sh.nic_env()) {
                         // The NIC's own start timer, set before the run.
                         let host = nic.idx;
                         p.q.schedule_cold(at, Event::FlowStart { host }.pack());

@@ -20,6 +20,7 @@ fn run_info(cfg: &RunConfig, trace_rates: Option<Delta>) -> RunInfo<'_> {
         source: &cfg.source,
         scenario_text: &cfg.scenario_text,
         trace_rates,
+        programs: cfg.programs.as_ref(),
     }
 }
 

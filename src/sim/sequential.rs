@@ -62,7 +62,7 @@ impl Sim {
                 }
             }
             let pr = self.parts[0].progress;
-            if pr.done == total && pr.started == total {
+            if pr.finished(total) {
                 return Ending::Done;
             }
             let head = self.parts[0].q.head_key();

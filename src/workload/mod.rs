@@ -11,10 +11,12 @@
 
 pub mod builtin;
 pub mod cdf;
+pub mod collective;
 pub mod incast;
 pub mod ns3;
 pub mod patterns;
 pub mod poisson;
+pub mod program;
 
 use crate::topology::{NodeId, Topology};
 use crate::units::{Rate, SimTime};

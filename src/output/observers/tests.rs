@@ -80,6 +80,7 @@ fn watched(cfg: &RunConfig) -> Vec<WatchedPort> {
 /// What a run of `cfg` without a directory builds its observers from.
 fn setup<'a>(cfg: &'a RunConfig, watched: &'a [WatchedPort], trace: Option<Delta>) -> Setup<'a> {
     let run = RunInfo {
+        programs: None,
         plan: &cfg.output,
         flows: &cfg.flows,
         topo: &cfg.topo,

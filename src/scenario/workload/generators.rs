@@ -21,7 +21,7 @@ use std::path::Path;
 
 /// A host id (`3`) or an inclusive range (`"16-31"`) in a `hosts` list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum HostItem {
+pub(super) enum HostItem {
     Id(u32),
     Range(u32, u32),
 }
@@ -222,9 +222,9 @@ enum LeaveOrder {
     Lifo,
 }
 
-struct Gen<'a> {
-    topo: &'a Topology,
-    cx: &'a Ctx<'a>,
+pub(super) struct Gen<'a> {
+    pub(super) topo: &'a Topology,
+    pub(super) cx: &'a Ctx<'a>,
 }
 
 impl Gen<'_> {
@@ -245,7 +245,7 @@ impl Gen<'_> {
     }
 
     /// The pool named by a `hosts` list (all hosts when empty).
-    fn pool(&self, field: &str, items: &[HostItem]) -> Result<HostPool, InputError> {
+    pub(super) fn pool(&self, field: &str, items: &[HostItem]) -> Result<HostPool, InputError> {
         if items.is_empty() {
             return Ok(HostPool::new(self.topo, None));
         }
@@ -281,7 +281,7 @@ impl Gen<'_> {
         Ok(HostPool::new(self.topo, Some(&ids)))
     }
 
-    fn class(&self, field: &str, c: u8) -> Result<u8, InputError> {
+    pub(super) fn class(&self, field: &str, c: u8) -> Result<u8, InputError> {
         if (1..=7).contains(&c) {
             Ok(c)
         } else {

@@ -4,12 +4,15 @@
 //! time (stable). docs/scenario.md and docs/topologies-and-workloads.md are the
 //! reference for every key.
 
+mod collective;
 mod generators;
 
 use super::ctx::{Ctx, check_flow, check_host, resolve_path};
 use crate::error::InputError;
+use crate::ids::FlowId;
 use crate::topology::{NodeId, Topology};
 use crate::units::{Bytes, Delta, SimTime};
+use crate::workload::program::{Builder, Programs};
 use crate::workload::{FlowSpec, incast::incast};
 use serde::Deserialize;
 use std::path::Path;
@@ -41,6 +44,9 @@ pub(super) struct WorkloadSection {
     staggered: Vec<generators::StaggeredEntry>,
     #[serde(default)]
     periodic: Vec<generators::PeriodicEntry>,
+    /// Jobs of collectives (docs/ai-workloads.md).
+    #[serde(default)]
+    collective: Vec<collective::CollectiveEntry>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -99,10 +105,59 @@ impl WorkloadSection {
     }
 }
 
-/// Every flow of the workload, sorted by start time. `payload_fraction` (payload
-/// over wire bytes of a full packet) sizes the flows of generators that aim at
-/// a goodput.
+/// Every flow of the workload, sorted by start time, and the programs that
+/// start some of them (collectives), if any. `payload_fraction` (payload over
+/// wire bytes of a full packet) sizes the flows of generators that aim at a
+/// goodput.
 pub(super) fn resolve(
+    w: &WorkloadSection,
+    topo: &Topology,
+    base: &Path,
+    seed: u64,
+    payload_fraction: f64,
+    cx: &Ctx,
+) -> Result<(Vec<FlowSpec>, Option<Programs>), InputError> {
+    let flows = timed(w, topo, base, seed, payload_fraction, cx)?;
+    let g = generators::Gen { topo, cx };
+    let jobs = collective::resolve(&w.collective, &g, seed)?;
+    if jobs.is_empty() {
+        return Ok((flows, None));
+    }
+    let mut b = Builder::new();
+    for j in &jobs {
+        crate::workload::collective::add_job(&mut b, j);
+    }
+    crate::limits::check_count(
+        "the number of flows",
+        (flows.len() + b.flows().len()) as u64,
+        crate::limits::MAX_FLOWS,
+    )
+    .map_err(|m| cx.err("workload.collective", m))?;
+    let (flows, ids) = merge(flows, b.flows());
+    let n = flows.len();
+    Ok((flows, Some(b.finish(topo, &ids, n))))
+}
+
+/// `timed` (sorted by start) and the programs' flows `started` merged and
+/// sorted by start time (stable: the timed flows keep their order and come
+/// first among equal starts), with each program flow's new id.
+fn merge(timed: Vec<FlowSpec>, started: &[FlowSpec]) -> (Vec<FlowSpec>, Vec<FlowId>) {
+    let n_timed = timed.len();
+    let mut all = timed;
+    all.extend(started.iter().cloned());
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| all[i].start);
+    let mut id = vec![FlowId(0); all.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        id[i] = FlowId::from_idx(pos);
+    }
+    let sorted = order.iter().map(|&i| all[i].clone()).collect();
+    (sorted, id.split_off(n_timed))
+}
+
+/// The flows that start at a time of their own (every table but the
+/// collectives), sorted by start time.
+fn timed(
     w: &WorkloadSection,
     topo: &Topology,
     base: &Path,

@@ -30,7 +30,9 @@ const LAST: usize = 7;
 const OVER: usize = 8;
 /// The time + 1 at which the rank saw the run stall, else 0.
 const STALLED: usize = 9;
-const FIELDS: usize = 10;
+/// Programs' compute steps under way on the rank.
+const COMPUTING: usize = 10;
+const FIELDS: usize = 11;
 
 const NONE: u64 = u64::MAX;
 
@@ -114,6 +116,7 @@ impl Partitions for OnRanks<'_> {
             pr.started += v[STARTED] as usize;
             pr.done += v[DONE] as usize;
             pr.sent_all += v[SENT_ALL] as usize;
+            pr.computing += v[COMPUTING] as usize;
             pr.last = pr.last.max(SimTime(v[LAST]));
         }
         s.progress = pr;
@@ -224,6 +227,7 @@ impl Sim {
         mine[STARTED] = p.progress.started as u64;
         mine[DONE] = p.progress.done as u64;
         mine[SENT_ALL] = p.progress.sent_all as u64;
+        mine[COMPUTING] = p.progress.computing as u64;
         mine[LAST] = p.progress.last.0;
         mine[OVER] = over;
         mine[STALLED] = stalled.map_or(0, |t| t.0 + 1);
@@ -296,12 +300,13 @@ impl Sim {
         let sh = &self.sh;
         let p = &mut self.parts[me];
         let others = (pr.started - p.progress.started, pr.done - p.progress.done);
+        let computing = pr.computing - p.progress.computing;
         while let Some(ev) = p.step(sh, bound) {
             for t in p.outbox.iter().flatten() {
                 bound = bound.min(t.key());
             }
             let (started, done) = (others.0 + p.progress.started, others.1 + p.progress.done);
-            if done == total && started == total {
+            if done == total && started == total && computing + p.progress.computing == 0 {
                 return None;
             }
             let now = p.q.now();

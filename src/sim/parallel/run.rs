@@ -172,7 +172,7 @@ impl Sim {
                 return e;
             }
             let pr = s.progress;
-            if pr.done == total && pr.started == total {
+            if pr.finished(total) {
                 return Ending::Done;
             }
             let first = s.first();

@@ -124,7 +124,7 @@ impl Partitions for Threads {
                 }
             }
             let pr = sim.progress();
-            if pr.done == total && pr.started == total {
+            if pr.finished(total) {
                 return Some(Ending::Done);
             }
             let now = sim.parts[i].q.now();
