@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod cc_table;
+mod collectives;
 mod common;
 mod conservation;
 mod dcqcn_np;
