@@ -8,9 +8,13 @@
 //! (permutation, all-to-all, long-short and staggered joins, HPCC Fig. 9). Flow
 //! sizes come from [`cdf`] files, built in by name ([`builtin`]). Randomness is an
 //! explicit seed: the same seed gives the same flows.
+//!
+//! [`chakra`] reads MLCommons Chakra execution traces (astra-sim's input) into a
+//! neutral, validated form; it does not produce flows.
 
 pub mod builtin;
 pub mod cdf;
+pub mod chakra;
 pub mod collective;
 pub mod incast;
 pub mod ns3;
