@@ -144,7 +144,7 @@ impl CollectiveLog {
         let mut rows = Vec::new();
         for (i, inst) in p.instances.iter().enumerate() {
             let s = self.spans[i];
-            if s.done < self.tasks[i] {
+            if self.tasks[i] == 0 || s.done < self.tasks[i] {
                 continue;
             }
             let secs = s.end.ps().saturating_sub(s.start.ps()) as f64 / 1e12;

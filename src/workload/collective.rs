@@ -168,6 +168,10 @@ pub fn split(total: u64, parts: u32, i: u32) -> u64 {
     q + u64::from((i as u64) < r)
 }
 
+/// A job's connections: one per (channel, sending rank, receiving rank),
+/// kept across its collectives as a communicator keeps its queue pairs.
+pub type Conns = BTreeMap<(u32, u32, u32), u32>;
+
 /// Adds job `job` to `b`.
 pub fn add_job(b: &mut Builder, job: &JobPlan) {
     let coll = &job.collective;
@@ -177,7 +181,7 @@ pub fn add_job(b: &mut Builder, job: &JobPlan) {
         start: job.start,
         iterations: job.iterations,
     });
-    let mut conns = BTreeMap::new();
+    let mut conns = Conns::new();
     // Per NIC: the task its next iteration waits for.
     let mut gates: BTreeMap<NodeId, Task> = BTreeMap::new();
     for it in 0..job.iterations {
@@ -191,42 +195,63 @@ pub fn add_job(b: &mut Builder, job: &JobPlan) {
             size: coll.size,
             busbw_factor: coll.op.busbw_factor(n),
         });
-        let first = b.len();
-        for c in 0..coll.channels {
-            let mut g = Gen {
-                b,
-                coll,
-                channel: c,
-                instance,
-                release: job.start,
-                gates: &gates,
-                conns: &mut conns,
-            };
-            match (coll.op, coll.algorithm) {
-                (Op::AllReduce, Algorithm::Ring) => g.ring(2 * (n - 1), n - 1),
-                (Op::ReduceScatter, _) => g.ring(n - 1, n - 1),
-                (Op::AllGather, _) => g.ring(n - 1, 0),
-                (Op::AllReduce, Algorithm::DoubleBinaryTree) => g.tree(c % 2 == 1),
-                (Op::AllReduce, Algorithm::HalvingDoubling) => g.halving_doubling(),
-                (Op::AllToAll, Algorithm::Pairwise) => g.all_to_all(true),
-                (Op::AllToAll, _) => g.all_to_all(false),
-                (Op::Broadcast, _) => g.chain(),
-                (op, a) => unreachable!("{} has no {} algorithm", op.name(), a.name()),
-            }
-        }
+        let added = add_collective(b, coll, instance, job.start, &gates, &mut conns);
         if it + 1 < job.iterations {
             // Each NIC's gap after its own part of this iteration.
-            let mut mine: BTreeMap<NodeId, Vec<Task>> = BTreeMap::new();
-            for t in first..b.len() {
-                let t = Task(t as u32);
-                mine.entry(b.host(t)).or_default().push(t);
-            }
-            for (nic, tasks) in mine {
+            for (nic, tasks) in by_host(b, added) {
                 let gap = b.compute(nic, job.compute, &tasks, TaskTag::NONE, job.start);
                 gates.insert(nic, gap);
             }
         }
     }
+}
+
+/// The tasks `tasks` of `b` by host.
+pub fn by_host(b: &Builder, tasks: std::ops::Range<usize>) -> BTreeMap<NodeId, Vec<Task>> {
+    let mut mine: BTreeMap<NodeId, Vec<Task>> = BTreeMap::new();
+    for t in tasks {
+        let t = Task(t as u32);
+        mine.entry(b.host(t)).or_default().push(t);
+    }
+    mine
+}
+
+/// Adds collective `coll` as instance `instance` of its job: every rank's
+/// part on a NIC waits for that NIC's `gates` entry, if any; `release` is the
+/// job's start. Returns the tasks added.
+pub fn add_collective(
+    b: &mut Builder,
+    coll: &Collective,
+    instance: u32,
+    release: SimTime,
+    gates: &BTreeMap<NodeId, Task>,
+    conns: &mut Conns,
+) -> std::ops::Range<usize> {
+    let n = coll.ranks.len() as u32;
+    let first = b.len();
+    for c in 0..coll.channels {
+        let mut g = Gen {
+            b,
+            coll,
+            channel: c,
+            instance,
+            release,
+            gates,
+            conns,
+        };
+        match (coll.op, coll.algorithm) {
+            (Op::AllReduce, Algorithm::Ring) => g.ring(2 * (n - 1), n - 1),
+            (Op::ReduceScatter, _) => g.ring(n - 1, n - 1),
+            (Op::AllGather, _) => g.ring(n - 1, 0),
+            (Op::AllReduce, Algorithm::DoubleBinaryTree) => g.tree(c % 2 == 1),
+            (Op::AllReduce, Algorithm::HalvingDoubling) => g.halving_doubling(),
+            (Op::AllToAll, Algorithm::Pairwise) => g.all_to_all(true),
+            (Op::AllToAll, _) => g.all_to_all(false),
+            (Op::Broadcast, _) => g.chain(),
+            (op, a) => unreachable!("{} has no {} algorithm", op.name(), a.name()),
+        }
+    }
+    first..b.len()
 }
 
 /// The generator of one channel of one iteration.
@@ -237,7 +262,7 @@ struct Gen<'a> {
     instance: u32,
     release: SimTime,
     gates: &'a BTreeMap<NodeId, Task>,
-    conns: &'a mut BTreeMap<(u32, u32, u32), u32>,
+    conns: &'a mut Conns,
 }
 
 impl Gen<'_> {

@@ -16,6 +16,7 @@ pub mod builtin;
 pub mod cdf;
 pub mod chakra;
 pub mod collective;
+pub mod graph;
 pub mod incast;
 pub mod ns3;
 pub mod patterns;

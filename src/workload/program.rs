@@ -211,6 +211,19 @@ impl Builder {
         Task(self.tasks.len() as u32 - 1)
     }
 
+    /// Task `t` also waits for `deps` (tasks of its host).
+    pub fn depend(&mut self, t: Task, deps: &[Task]) {
+        let host = self.tasks[t.0 as usize].host;
+        for d in deps {
+            let h = self.tasks[d.0 as usize].host;
+            assert_eq!(
+                h, host,
+                "a task at host {host} depends on a task at host {h}"
+            );
+        }
+        (self.tasks[t.0 as usize].deps).extend(deps.iter().map(|d| d.0));
+    }
+
     /// The host of task `t`.
     pub fn host(&self, t: Task) -> NodeId {
         self.tasks[t.0 as usize].host

@@ -296,3 +296,205 @@ duration = "0.2ms"
     assert!(files[0].iter().any(|(n, _)| n == "steps.csv"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scenario with a `[[workload.graph]]` table `table`, on a star of `n`.
+fn graph_on_star(n: u32, table: &str) -> String {
+    on_star(
+        n,
+        "none",
+        "",
+        "op = \"all-reduce\"\nsize = \"1MB\"\nhosts = [0, 1]\n",
+    )
+    .replace(
+        "[[workload.collective]]\nop = \"all-reduce\"\nsize = \"1MB\"\nhosts = [0, 1]\n",
+        "",
+    ) + "\n[[workload.graph]]\n"
+        + table
+}
+
+#[test]
+fn a_graph_file_runs_its_dependencies_in_order() {
+    // Rank 0 computes 5 us and sends 1 MB to rank 1, which computes 3 us on
+    // it and sends 1 MB back: the job takes both computes, two message
+    // arrivals and the last message's ACK back.
+    let dir = scratch("graph-file");
+    let graph = r#"{"ranks": 2, "nodes": [
+        {"id": 1, "rank": 0, "kind": "compute", "time": "5us"},
+        {"id": 2, "rank": 0, "kind": "send", "to": 1, "size": 1000000, "deps": [1]},
+        {"id": 3, "rank": 0, "kind": "recv", "from": 1, "size": 1000000},
+        {"id": 1, "rank": 1, "kind": "recv", "from": 0, "size": 1000000},
+        {"id": 2, "rank": 1, "kind": "compute", "time": "3us", "deps": [1]},
+        {"id": 3, "rank": 1, "kind": "send", "to": 0, "size": 1000000, "deps": [2]}
+    ]}"#;
+    std::fs::write(dir.join("g.json"), graph).unwrap();
+    let text = graph_on_star(
+        2,
+        &format!(
+            "name = \"pingpong\"\nfile = \"{}\"\n",
+            dir.join("g.json").display()
+        ),
+    );
+    let out = run(&text, &[]);
+    assert_all_delivered(&out);
+    let r = only_row(&out);
+    assert_eq!((r.job.as_str(), r.op.as_str()), ("pingpong", "graph"));
+    let arrival = 1e6 * 1.062 * 8.0 / 100e9 + 2e-6 + 1062.0 * 8.0 / 100e9;
+    let ack_back = 2e-6 + 64.0 * 8.0 / 100e9;
+    let want = 5e-6 + arrival + 3e-6 + arrival + ack_back;
+    let got = r.duration_ps() as f64 / 1e12;
+    assert!((got - want).abs() / want < 0.005, "{got} vs {want}");
+    // The second message left when the first had arrived and 3 us passed.
+    let second = out.fct.iter().find(|f| f.src == 1).unwrap();
+    let left = second.start.ps() as f64 / 1e12;
+    assert!((left - (5e-6 + arrival + 3e-6)).abs() < 5e-9, "{left}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_chakra_trace_made_by_astra_sims_tools_runs_end_to_end() {
+    // astra-sim's custom ring all-reduce of 1 MiB over 8 NPUs (data/chakra):
+    // per rank 14 sends of 128 KiB to the next rank, 14 receives from the
+    // previous one and 7 computes of 7 us, one chain of dependencies. Each
+    // send waits for the previous node, so the job is 14 sends one after
+    // another (each until its last ACK) and the 7 computes.
+    let prefix = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/chakra/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce"
+    );
+    let text = graph_on_star(8, &format!("name = \"ring\"\nchakra = \"{prefix}\"\n"));
+    let out = run(&text, &[]);
+    assert_all_delivered(&out);
+    for h in 0..8u32 {
+        let mine: Vec<_> = out.fct.iter().filter(|f| f.src == h).collect();
+        assert_eq!(mine.len(), 14, "host {h}");
+        assert!(
+            mine.iter()
+                .all(|f| f.dst == (h + 1) % 8 && f.size == 131072)
+        );
+    }
+    let job = &out.summary.jobs[0];
+    let per_rank = |h: u32| {
+        let fct: f64 = out
+            .fct
+            .iter()
+            .filter(|f| f.src == h)
+            .map(|f| f.fct.ps() as f64)
+            .sum();
+        fct / 1e3 + 7.0 * 7000.0
+    };
+    let longest = (0..8).map(per_rank).fold(0.0, f64::max);
+    assert!(
+        (job.jct_ns - longest).abs() / longest < 0.01,
+        "{} vs {longest}",
+        job.jct_ns
+    );
+    // astra-sim's collective microbenchmark: one all-reduce node of 1 MiB per rank.
+    let prefix = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/chakra/all_reduce/4npus_1MB/all_reduce"
+    );
+    let text = graph_on_star(4, &format!("chakra = \"{prefix}\"\n"));
+    let out = run(&text, &[]);
+    assert_all_delivered(&out);
+    let r = only_row(&out);
+    assert_eq!(
+        (r.op.as_str(), r.algorithm.as_str(), r.ranks, r.size),
+        ("all-reduce", "ring", 4, 1_048_576)
+    );
+    assert_eq!(sent_by_host(&out, 4), vec![2 * 3 * 1_048_576 / 4; 4]);
+}
+
+#[test]
+fn bad_collectives_and_graphs_are_one_line_errors() {
+    let dir = scratch("graph-bad");
+    let bad = |table: &str, want: &str| {
+        let text = on_star(8, "none", "", table);
+        let e = rocesim::run_str(&text, &[], &Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}\n(wanted {want:?})");
+        assert!(!e.contains('\n'), "one line: {e}");
+    };
+    bad(
+        "op = \"all-reduce\"\nsize = \"1MB\"\nhosts = [\"0-5\"]\nalgorithm = \"halving-doubling\"\n",
+        "power-of-two",
+    );
+    bad(
+        "op = \"all-gather\"\nsize = \"1MB\"\nhosts = [0, 1]\nalgorithm = \"pairwise\"\n",
+        "all-gather has no \"pairwise\" algorithm (valid: ring)",
+    );
+    bad(
+        "op = \"all-reduce\"\nsize = \"1MB\"\nranks = 9\n",
+        "9 ranks cannot be placed: 8 servers are free",
+    );
+    bad(
+        "op = \"all-reduce\"\nsize = \"1MB\"\n",
+        "workload.collective[0].ranks: is missing",
+    );
+    bad(
+        "op = \"all-reduce\"\nsize = \"7B\"\nhosts = [\"0-7\"]\n",
+        "too small",
+    );
+    bad(
+        "op = \"all-reduce\"\nsize = \"1MB\"\nranks = 4\nplacement = \"rail-aligned\"\n",
+        "rail-aligned needs servers with several NICs",
+    );
+    bad(
+        "op = \"all-reduce\"\nsize = \"1MB\"\nhosts = [0, 1]\nchannels = 65\n",
+        "valid: 1..64",
+    );
+    bad(
+        "op = \"all-sum\"\nsize = \"1MB\"\nhosts = [0, 1]\n",
+        "all-sum",
+    );
+    let graph = |name: &str, body: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        format!("file = \"{}\"\n", p.display())
+    };
+    let g = |table: String, want: &str| {
+        let text = graph_on_star(8, &table);
+        let e = rocesim::run_str(&text, &[], &Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}\n(wanted {want:?})");
+        assert!(!e.contains('\n'), "one line: {e}");
+    };
+    g(
+        graph(
+            "a.json",
+            r#"{"ranks": 2, "nodes": [{"id": 1, "rank": 0, "kind": "send", "to": 1, "size": 10}]}"#,
+        ),
+        "rank 0 sends 1 messages to rank 1 with tag 0 and rank 1 posts 0 receives",
+    );
+    g(
+        graph(
+            "b.json",
+            r#"{"ranks": 2, "nodes": [{"id": 1, "rank": 0, "kind": "compute", "time": "1us", "deps": [2]}, {"id": 2, "rank": 0, "kind": "compute", "time": "1us", "deps": [1]}]}"#,
+        ),
+        "cycle",
+    );
+    g(
+        graph(
+            "c.json",
+            r#"{"ranks": 2, "nodes": [{"id": 1, "rank": 0, "kind": "compute", "time": "1us", "deps": [7]}]}"#,
+        ),
+        "rank 0 node 1 waits for node 7, which rank 0 does not have",
+    );
+    g(
+        graph(
+            "d.json",
+            r#"{"ranks": 2, "nodes": [{"id": 1, "rank": 0, "kind": "teleport"}]}"#,
+        ),
+        "teleport",
+    );
+    g(
+        graph(
+            "e.json",
+            r#"{"ranks": 2, "nodes": [{"id": 1, "rank": 0, "kind": "send", "to": 1, "size": 10}, {"id": 1, "rank": 1, "kind": "recv", "from": 0, "size": 11}]}"#,
+        ),
+        "sends 10 B and its receive, rank 1 node 1, expects 11 B",
+    );
+    g("name = \"x\"\n".into(), "give file = \"graph.json\"");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,7 @@
-//! `[[workload.collective]]`: a job of collectives (docs/ai-workloads.md is
-//! the reference for every key), resolved into [`JobPlan`]s: its ranks from
-//! an explicit host list or a placement, its algorithm, channels and chunks.
+//! `[[workload.collective]]`: a job of collectives, and `[[workload.graph]]`:
+//! a dependency graph (docs/ai-workloads.md is the reference for every key),
+//! resolved into [`JobPlan`]s and [`GraphPlan`]s: their ranks from an
+//! explicit host list or a placement, algorithms, channels and chunks.
 //!
 //! Placements take servers no earlier collective table took (a scheduler
 //! gives each job its own servers); an explicit `hosts` list is used as given.
@@ -12,9 +13,12 @@ use crate::topology::{NodeId, Topology};
 use crate::units::{Bytes, Delta, SimTime};
 use crate::workload::collective::{Algorithm, Collective, JobPlan, Op};
 use crate::workload::derive_seed;
+use crate::workload::graph::{GraphFile, GraphPlan};
+use crate::workload::program::Builder;
 use rand::seq::SliceRandom;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,22 +73,6 @@ enum Placement {
 const MAX_CHANNELS: u32 = 64;
 /// Most iterations of a job.
 const MAX_ITERATIONS: u32 = 100_000;
-
-/// The jobs of every `[[workload.collective]]` table.
-pub(super) fn resolve(
-    entries: &[CollectiveEntry],
-    g: &Gen,
-    seed: u64,
-) -> Result<Vec<JobPlan>, InputError> {
-    let mut taken = vec![false; g.topo.spec.kinds.len()];
-    let mut jobs = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let field = format!("workload.collective[{i}]");
-        let s = e.seed.unwrap_or_else(|| derive_seed(seed, "collective", i));
-        jobs.push(job(g, e, &field, i, s, &mut taken)?);
-    }
-    Ok(jobs)
-}
 
 fn job(
     g: &Gen,
@@ -186,10 +174,39 @@ fn ranks(
     seed: u64,
     taken: &mut [bool],
 ) -> Result<Vec<NodeId>, InputError> {
+    place(
+        g,
+        Where {
+            hosts: &e.hosts,
+            placement: e.placement,
+            ranks: e.ranks,
+        },
+        field,
+        seed,
+        taken,
+    )
+}
+
+/// Where a job runs, as its table says.
+struct Where<'a> {
+    hosts: &'a [HostItem],
+    placement: Option<Placement>,
+    ranks: Option<u32>,
+}
+
+/// The servers of `w`: its `hosts`, or `ranks` servers by `placement` among
+/// those no earlier table took (which it then takes).
+fn place(
+    g: &Gen,
+    e: Where,
+    field: &str,
+    seed: u64,
+    taken: &mut [bool],
+) -> Result<Vec<NodeId>, InputError> {
     let (cx, topo) = (g.cx, g.topo);
     match (e.hosts.is_empty(), e.placement, e.ranks) {
-        (false, None, None) => {
-            let pool = g.pool(field, &e.hosts)?;
+        (false, None, _) => {
+            let pool = g.pool(field, e.hosts)?;
             return Ok(pool.hosts);
         }
         (false, _, _) => {
@@ -289,4 +306,128 @@ fn spread(topo: &Topology, servers: Vec<NodeId>) -> Vec<NodeId> {
         }
     }
     out
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(in crate::scenario) struct GraphEntry {
+    /// The job's name in collectives.csv (default "graph<i>").
+    name: Option<String>,
+    /// A graph in rocesim's format (.json or .toml), relative to the scenario.
+    file: Option<String>,
+    /// A Chakra trace: the prefix of its `<prefix>.<rank>.et` files.
+    chakra: Option<String>,
+    /// The ranks' servers, in rank order; or a placement of the graph's ranks.
+    #[serde(default)]
+    hosts: Vec<HostItem>,
+    placement: Option<Placement>,
+    /// The algorithm of collective nodes that name none.
+    algorithm: Option<Algorithm>,
+    #[serde(default)]
+    chunk: Bytes,
+    #[serde(default)]
+    start: Delta,
+    #[serde(default = "default_class")]
+    class: u8,
+    #[serde(default = "default_dport")]
+    dport: u16,
+    seed: Option<u64>,
+}
+
+/// Adds every `[[workload.collective]]` and `[[workload.graph]]` table to `b`
+/// (collectives first, each in table order, placements taking servers in
+/// that order).
+pub(super) fn build(
+    collectives: &[CollectiveEntry],
+    graphs: &[GraphEntry],
+    g: &Gen,
+    base: &Path,
+    seed: u64,
+    b: &mut Builder,
+) -> Result<(), InputError> {
+    let mut taken = vec![false; g.topo.spec.kinds.len()];
+    for (i, e) in collectives.iter().enumerate() {
+        let field = format!("workload.collective[{i}]");
+        let s = e.seed.unwrap_or_else(|| derive_seed(seed, "collective", i));
+        crate::workload::collective::add_job(b, &job(g, e, &field, i, s, &mut taken)?);
+    }
+    for (i, e) in graphs.iter().enumerate() {
+        let field = format!("workload.graph[{i}]");
+        let s = e.seed.unwrap_or_else(|| derive_seed(seed, "graph", i));
+        let (path, graph) = read_graph(g, e, &field, base)?;
+        let w = Where {
+            hosts: &e.hosts,
+            placement: e
+                .placement
+                .or((e.hosts.is_empty()).then_some(Placement::Packed)),
+            ranks: Some(graph.ranks),
+        };
+        let servers = place(g, w, &field, s, &mut taken)?;
+        if servers.len() != graph.ranks as usize {
+            return Err(g.cx.err(
+                format!("{field}.hosts"),
+                format!(
+                    "names {} servers and the graph has {} ranks",
+                    servers.len(),
+                    graph.ranks
+                ),
+            ));
+        }
+        let plan = GraphPlan {
+            name: e.name.clone().unwrap_or_else(|| format!("graph{i}")),
+            start: SimTime(e.start.ps()),
+            nics: servers,
+            class: g.class(&format!("{field}.class"), e.class)?,
+            dport: e.dport,
+            algorithm: e.algorithm,
+            chunk: e.chunk.0,
+        };
+        crate::workload::graph::add_graph(b, &graph, &plan)
+            .map_err(|m| InputError::in_file(&path, "", m))?;
+    }
+    if let Some(t) = b.cycle() {
+        return Err(g.cx.err(
+            "workload.graph",
+            format!(
+                "the graphs' dependencies form a cycle (through a task at host {})",
+                b.host(t)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The graph of `e`: its file in rocesim's format, or its Chakra trace.
+fn read_graph(
+    g: &Gen,
+    e: &GraphEntry,
+    field: &str,
+    base: &Path,
+) -> Result<(std::path::PathBuf, GraphFile), InputError> {
+    let resolve = |f: &str| crate::scenario::ctx::resolve_path(base, f);
+    match (&e.file, &e.chakra) {
+        (Some(f), None) => {
+            let path = resolve(f);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| InputError::in_file(&path, "", format!("cannot read it: {err}")))?;
+            let parsed = if path.extension().is_some_and(|x| x == "toml") {
+                toml::from_str::<GraphFile>(&text).map_err(|err| err.message().to_string())
+            } else {
+                serde_json::from_str::<GraphFile>(&text).map_err(|err| err.to_string())
+            };
+            let graph = parsed.map_err(|m| InputError::in_file(&path, "", m))?;
+            Ok((path, graph))
+        }
+        (None, Some(prefix)) => {
+            let path = resolve(prefix);
+            let trace = crate::workload::chakra::read_trace(&path)?;
+            let graph =
+                GraphFile::from_chakra(&trace).map_err(|m| InputError::in_file(&path, "", m))?;
+            Ok((path, graph))
+        }
+        _ => Err(g.cx.err(
+            field,
+            "give file = \"graph.json\" (rocesim's graph format) or chakra = \"<prefix>\" (a Chakra trace's <prefix>.<rank>.et files), one of them",
+        )),
+    }
 }

@@ -47,6 +47,9 @@ pub(super) struct WorkloadSection {
     /// Jobs of collectives (docs/ai-workloads.md).
     #[serde(default)]
     collective: Vec<collective::CollectiveEntry>,
+    /// Dependency graphs: rocesim's format or Chakra traces (docs/ai-workloads.md).
+    #[serde(default)]
+    graph: Vec<collective::GraphEntry>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -119,13 +122,10 @@ pub(super) fn resolve(
 ) -> Result<(Vec<FlowSpec>, Option<Programs>), InputError> {
     let flows = timed(w, topo, base, seed, payload_fraction, cx)?;
     let g = generators::Gen { topo, cx };
-    let jobs = collective::resolve(&w.collective, &g, seed)?;
-    if jobs.is_empty() {
-        return Ok((flows, None));
-    }
     let mut b = Builder::new();
-    for j in &jobs {
-        crate::workload::collective::add_job(&mut b, j);
+    collective::build(&w.collective, &w.graph, &g, base, seed, &mut b)?;
+    if b.is_empty() {
+        return Ok((flows, None));
     }
     crate::limits::check_count(
         "the number of flows",
