@@ -95,11 +95,14 @@ fn sent_by_host(out: &RunOutputs, n: u32) -> Vec<u64> {
     v
 }
 
+/// Bytes a host sends, by host.
+type PerHost = Box<dyn Fn(u32) -> u64>;
+
 #[test]
 fn each_algorithm_moves_the_bytes_its_closed_form_says() {
     let n = 8u32;
     let size = 8_000_000u64;
-    let cases: [(&str, &str, Box<dyn Fn(u32) -> u64>); 7] = [
+    let cases: [(&str, &str, PerHost); 7] = [
         ("all-reduce", "ring", Box::new(|_| 2 * 7 * size / 8)),
         (
             "all-reduce",
