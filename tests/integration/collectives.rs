@@ -101,23 +101,24 @@ type PerHost = Box<dyn Fn(u32) -> u64>;
 #[test]
 fn each_algorithm_moves_the_bytes_its_closed_form_says() {
     let n = 8u32;
-    let size = 8_000_000u64;
+    const SIZE: u64 = 8_000_000;
+    let size = SIZE;
     let cases: [(&str, &str, PerHost); 7] = [
-        ("all-reduce", "ring", Box::new(|_| 2 * 7 * size / 8)),
+        ("all-reduce", "ring", Box::new(|_| 2 * 7 * SIZE / 8)),
         (
             "all-reduce",
             "halving-doubling",
-            Box::new(|_| 2 * 7 * size / 8),
+            Box::new(|_| 2 * 7 * SIZE / 8),
         ),
-        ("all-gather", "ring", Box::new(|_| 7 * size / 8)),
-        ("reduce-scatter", "ring", Box::new(|_| 7 * size / 8)),
-        ("all-to-all", "direct", Box::new(|_| 7 * size / 8)),
-        ("all-to-all", "pairwise", Box::new(|_| 7 * size / 8)),
+        ("all-gather", "ring", Box::new(|_| 7 * SIZE / 8)),
+        ("reduce-scatter", "ring", Box::new(|_| 7 * SIZE / 8)),
+        ("all-to-all", "direct", Box::new(|_| 7 * SIZE / 8)),
+        ("all-to-all", "pairwise", Box::new(|_| 7 * SIZE / 8)),
         // A chain from rank 0: every rank but the last forwards the buffer.
         (
             "broadcast",
             "ring",
-            Box::new(|h| if h < 7 { size } else { 0 }),
+            Box::new(|h| if h < 7 { SIZE } else { 0 }),
         ),
     ];
     for (op, alg, want) in cases {
