@@ -374,6 +374,8 @@ mod tests {
             latency_hist: None,
             flow_rates: None,
             link_util: None,
+            collectives: None,
+            steps: None,
             scenario: None,
             extra_files: Vec::new(),
             pfc_diagnostics: None,

@@ -118,6 +118,9 @@ pub struct RunData {
     pub latency_hist: Option<Vec<Bin>>,
     pub flow_rates: Option<Vec<RateRow>>,
     pub link_util: Option<Vec<UtilRow>>,
+    /// collectives.csv and steps.csv, when the run had collectives or graphs.
+    pub collectives: Option<Vec<CollRow>>,
+    pub steps: Option<Vec<StepRow>>,
     pub scenario: Option<String>,
     /// Other files in the directory (issue-specific diagnostics), by name.
     pub extra_files: Vec<String>,
@@ -133,7 +136,9 @@ impl RunData {
 }
 
 /// The files a run directory may hold that the report reads or makes.
-const KNOWN: [&str; 18] = [
+const KNOWN: [&str; 20] = [
+    "collectives.csv",
+    "steps.csv",
     "timing.json",
     "fct.csv",
     "pfc.csv",
@@ -203,6 +208,12 @@ pub fn load_run(dir: &Path, label: String) -> Result<RunData, Error> {
     let link_util = table("link_util")?
         .map(|(path, t)| parse_link_util(&path, &t))
         .transpose()?;
+    let collectives = opt("collectives.csv")?
+        .map(|t| parse_collectives(&dir.join("collectives.csv"), &t))
+        .transpose()?;
+    let steps = opt("steps.csv")?
+        .map(|t| parse_steps(&dir.join("steps.csv"), &t))
+        .transpose()?;
     let scenario = opt("scenario.toml")?;
     let pfc_diagnostics = opt("pfc_diagnostics.json")?;
     let mut extra_files: Vec<String> = std::fs::read_dir(dir)
@@ -222,6 +233,8 @@ pub fn load_run(dir: &Path, label: String) -> Result<RunData, Error> {
         latency_hist,
         flow_rates,
         link_util,
+        collectives,
+        steps,
         scenario,
         extra_files,
         pfc_diagnostics,
@@ -493,6 +506,66 @@ pub fn parse_link_util(path: &Path, text: &str) -> Result<Vec<UtilRow>, InputErr
             node: l.int(node, "node")?,
             port: l.int(port, "port")?,
             utilization: l.num(u, "utilization")?,
+        });
+    }
+    Ok(rows)
+}
+
+/// A row of collectives.csv (the columns the report draws).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollRow {
+    pub job: String,
+    pub iteration: u32,
+    pub op: String,
+    pub size: u64,
+    pub duration_ns: f64,
+    pub iteration_ns: f64,
+    pub busbw_gbyte_s: f64,
+}
+
+/// A row of steps.csv.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepRow {
+    pub job: String,
+    pub duration_ns: f64,
+}
+
+pub fn parse_collectives(path: &Path, text: &str) -> Result<Vec<CollRow>, InputError> {
+    let need = [
+        "job",
+        "iteration",
+        "op",
+        "size_bytes",
+        "duration_ns",
+        "iteration_ns",
+        "busbw_GBps",
+    ];
+    let csv = Csv::new(path, text, &need)?;
+    let [job, it, op, size, d, itd, bw] = need.map(|n| csv.idx(n));
+    let mut rows = Vec::new();
+    for l in csv {
+        rows.push(CollRow {
+            job: l.field(job, "job")?.to_string(),
+            iteration: l.int(it, "iteration")?,
+            op: l.field(op, "op")?.to_string(),
+            size: l.int(size, "size_bytes")?,
+            duration_ns: l.num(d, "duration_ns")?,
+            iteration_ns: l.num(itd, "iteration_ns")?,
+            busbw_gbyte_s: l.num(bw, "busbw_GBps")?,
+        });
+    }
+    Ok(rows)
+}
+
+pub fn parse_steps(path: &Path, text: &str) -> Result<Vec<StepRow>, InputError> {
+    let need = ["job", "duration_ns"];
+    let csv = Csv::new(path, text, &need)?;
+    let [job, d] = need.map(|n| csv.idx(n));
+    let mut rows = Vec::new();
+    for l in csv {
+        rows.push(StepRow {
+            job: l.field(job, "job")?.to_string(),
+            duration_ns: l.num(d, "duration_ns")?,
         });
     }
     Ok(rows)

@@ -9,6 +9,7 @@
 //! file is written: bad input leaves no partial output.
 
 pub mod agreement;
+mod ai;
 pub mod compare;
 pub mod data;
 pub mod figures;
@@ -318,7 +319,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<Written, Error> {
     let run = data::load_run(dir, label)?;
     check_dport(&run, opts.dport, dir)?;
     let runs = [&run];
-    let figs = vec![
+    let mut figs = vec![
         figures::fct_slowdown(&runs, opts.step, opts.dport, None),
         figures::queue_cdf(&runs),
         figures::pfc_timeline(&run),
@@ -328,6 +329,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<Written, Error> {
         figures::latency_cdf(&runs),
         figures::link_util(&runs),
     ];
+    figs.extend(ai::figures(&run));
     let drawn = draw_all(&figs, dir)?;
     let (bh, br) = bucket_table(&run, opts);
     let text = format!(

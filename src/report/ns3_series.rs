@@ -47,6 +47,8 @@ pub fn load(src: &Ns3Source, label: String) -> Result<RunData, Error> {
         latency_hist: None,
         flow_rates: None,
         link_util: None,
+        collectives: None,
+        steps: None,
         scenario: src
             .config
             .as_ref()
