@@ -29,6 +29,11 @@ cases+=("recorders-fattree|$root/scenarios/fattree-fbhdp-30pct.toml|--set output
 cases+=("recorders-incast|$root/scenarios/incast-16to1-dcqcn.toml|--set output.link_utilization=\"5us\" --set output.flow_rates.flows=\"all\"")
 # The same with the streamed tables in Parquet (output.format).
 cases+=("recorders-parquet|$root/scenarios/incast-16to1-dcqcn.toml|--set output.link_utilization=\"5us\" --set output.flow_rates.flows=\"all\" --set output.format=\"parquet\"")
+# Collectives and dependency graphs (docs/ai-workloads.md): three jobs with
+# background traffic, a public Chakra trace, and the 64-rank ring all-reduce at 16 MB.
+cases+=("ai-jobs|$root/scenarios/ai/jobs-k4-background.toml|")
+cases+=("ai-chakra|$root/scenarios/ai/chakra-ring-8.toml|")
+cases+=("ai-ring64|$root/scenarios/ai/ring-allreduce-64.toml|--set 'workload.collective[0].size=\"16MB\"'")
 # The HPCC ns-3 simulator's reference runs, imported.
 for c in "$root"/data/ns3-reference/*/config.txt; do
     name=$(basename "$(dirname "$c")")
