@@ -271,13 +271,38 @@ fn read_point(
         .ok()
         .and_then(|t| serde_json::from_str::<OrderedJson>(&t).ok());
     match summary {
-        Some(s) => (PointStatus::Ok, hash, Some(s)),
+        Some(s) => (PointStatus::Ok, hash, Some(with_jobs(s))),
         None => (
             PointStatus::Missing("summary.json is missing or unreadable".into()),
             hash,
             None,
         ),
     }
+}
+
+/// `summary` with each job of its `jobs` list (collectives, graphs) as
+/// columns of its own: `job.<name>.jct_ns`, `job.<name>.iteration_ns_mean`,
+/// `job.<name>.busbw_gbyte_s_mean`.
+fn with_jobs(mut summary: OrderedJson) -> OrderedJson {
+    let jobs = summary
+        .0
+        .iter()
+        .find(|(k, _)| k == "jobs")
+        .map(|(_, v)| v.clone());
+    let Some(serde_json::Value::Array(jobs)) = jobs else {
+        return summary;
+    };
+    for j in &jobs {
+        let Some(name) = j.get("name").and_then(|n| n.as_str()) else {
+            continue;
+        };
+        for key in ["jct_ns", "iteration_ns_mean", "busbw_gbyte_s_mean"] {
+            if let Some(v) = j.get(key) {
+                summary.0.push((format!("job.{name}.{key}"), v.clone()));
+            }
+        }
+    }
+    summary
 }
 
 /// A CSV field, quoted when it needs to be.
