@@ -546,3 +546,94 @@ impl BinaryTree {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::program::TaskKind;
+
+    fn ring_job(op: Op, algorithm: Algorithm, n: u32, channels: u32, chunk: u64) -> Builder {
+        let mut b = Builder::new();
+        let job = JobPlan {
+            name: "j".into(),
+            start: SimTime::ZERO,
+            iterations: 2,
+            compute: Delta::from_us(10),
+            collective: Collective {
+                op,
+                algorithm,
+                size: 8_000_000,
+                ranks: (0..n).map(|r| vec![NodeId(r)]).collect(),
+                channels,
+                chunk,
+                step_compute: Delta::ZERO,
+                class: 3,
+                dport: 100,
+            },
+        };
+        add_job(&mut b, &job);
+        b
+    }
+
+    #[test]
+    fn the_binary_tree_is_nccls_in_order_tree_with_every_rank_reached_from_the_root() {
+        for n in 1..40u32 {
+            let t = BinaryTree::new(n);
+            assert_eq!(t.parent(0), None);
+            for r in 1..n {
+                let p = t.parent(r).expect("every rank but 0 has a parent");
+                assert!(p < n);
+                // Odd ranks are leaves; a rank has at most two children.
+                if r % 2 == 1 {
+                    assert!(t.children(r).is_empty(), "n = {n}, rank {r}");
+                }
+                assert!(t.children(r).len() <= 2);
+            }
+            // Depth grows as log2 n.
+            let deepest = t.depth.iter().max().copied().unwrap_or(0);
+            assert!(deepest <= 32 - n.leading_zeros(), "n = {n}: depth {deepest}");
+        }
+        // n = 8: 0 -> 4; 4 -> 2, 6; 2 -> 1, 3; 6 -> 5, 7.
+        let t = BinaryTree::new(8);
+        assert_eq!(t.children(0), [4]);
+        assert_eq!(t.children(4), [2, 6]);
+        assert_eq!(t.children(6), [5, 7]);
+    }
+
+    #[test]
+    fn a_ring_all_reduce_is_2_n_minus_1_steps_per_channel_and_iteration() {
+        let b = ring_job(Op::AllReduce, Algorithm::Ring, 8, 2, 0);
+        // 2 iterations x 2 channels x 8 ranks x 14 steps, one message each.
+        assert_eq!(b.flows().len(), 2 * 2 * 8 * 14);
+        assert!(b.cycle().is_none());
+        // Every message of a channel between two ranks shares one connection.
+        let b = ring_job(Op::AllReduce, Algorithm::Ring, 8, 1, 100_000);
+        let per_step = split(8_000_000, 8, 0).div_ceil(100_000);
+        assert_eq!(b.flows().len() as u64, 2 * 8 * 14 * per_step);
+        assert_eq!(b.conns, 8, "one connection from each rank to the next");
+        let sizes: u64 = b.flows().iter().map(|f| f.size).sum();
+        assert_eq!(sizes, 2 * 8 * 14 * 1_000_000, "each step moves S/N per rank");
+    }
+
+    #[test]
+    fn halving_doubling_pairs_each_rank_with_rank_xor_a_power_of_two() {
+        let b = ring_job(Op::AllReduce, Algorithm::HalvingDoubling, 8, 1, 0);
+        // Per iteration: 2 log2 8 = 6 steps of 8 messages.
+        assert_eq!(b.flows().len(), 2 * 6 * 8);
+        for f in b.flows() {
+            let x = f.src.0 ^ f.dst.0;
+            assert!(x.is_power_of_two(), "{} -> {}", f.src, f.dst);
+        }
+        let first: Vec<u64> = b.flows()[..48].chunks(8).map(|c| c[0].size).collect();
+        assert_eq!(first, [4_000_000, 2_000_000, 1_000_000, 1_000_000, 2_000_000, 4_000_000]);
+    }
+
+    #[test]
+    fn the_compute_gap_separates_iterations_at_each_nic() {
+        let b = ring_job(Op::AllGather, Algorithm::Ring, 4, 1, 0);
+        let gaps = (0..b.len() as u32)
+            .filter(|&t| b.kind(Task(t)) == TaskKind::Compute { time: Delta::from_us(10) })
+            .count();
+        assert_eq!(gaps, 4, "one gap per NIC between the two iterations");
+    }
+}

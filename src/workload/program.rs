@@ -110,7 +110,7 @@ pub struct Builder {
     /// port, hence its ECMP path, as the messages of one queue pair do), or
     /// [`NO_TASK`] for a connection of its own.
     conn: Vec<u32>,
-    conns: u32,
+    pub(crate) conns: u32,
     tasks: Vec<Draft>,
     pub jobs: Vec<Job>,
     pub instances: Vec<Instance>,
@@ -222,6 +222,11 @@ impl Builder {
             );
         }
         (self.tasks[t.0 as usize].deps).extend(deps.iter().map(|d| d.0));
+    }
+
+    /// What task `t` does.
+    pub fn kind(&self, t: Task) -> TaskKind {
+        self.tasks[t.0 as usize].kind
     }
 
     /// The host of task `t`.
