@@ -140,8 +140,13 @@ impl WireSizes {
 /// How congestion is signalled from receiver to sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CnpMode {
-    /// A CNP packet, at most one per flow per interval (DCQCN §3.1 NP).
-    Packet { interval: Delta },
+    /// A CNP packet, at most one per flow per interval (DCQCN §3.1 NP): at
+    /// once for a marked packet when none went out in the last interval,
+    /// else at the window's end; with `timer`, only at the end of each
+    /// interval (timed from the flow's first packet) that saw a mark (DCQCN
+    /// §5: "CNP generation is driven by a timer"; its fluid model's τ* = 50 µs
+    /// is "the maximum possible delay of CNP generation").
+    Packet { interval: Delta, timer: bool },
     /// A flag on the ACK of each marked packet (the ns-3 model).
     AckFlag,
 }
@@ -258,6 +263,7 @@ impl ModelConfig {
                 ecn_point: EcnPoint::Enqueue,
                 cnp: CnpMode::Packet {
                     interval: Delta::from_us(50),
+                    timer: false,
                 },
                 ack_duplicates: true,
                 ideal_fct: IdealFct::Alone,

@@ -130,6 +130,9 @@ pub struct RecvQp {
     pub ce_since_ack: bool,
     /// Payload bytes delivered in order (each byte once).
     pub delivered: u64,
+    /// When its first packet arrived: the NP timer's phase with
+    /// `nic.cnp = "timer"`.
+    pub first_at: Option<SimTime>,
     /// Time the last byte was delivered (`None` once rebuilt by [`RecvQp::closed`]).
     pub finished_at: Option<SimTime>,
     /// Receiver-side congestion control (RCC), if any.

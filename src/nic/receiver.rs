@@ -53,6 +53,9 @@ impl Nic {
             }
         }
         let rx = self.open_rqp(slot, spec.size);
+        if rx.first_at.is_none() {
+            rx.first_at = Some(now);
+        }
         if rx.irn.is_none() && rx.expected == 0 && rx.delivered == 0 {
             rx.irn = cfg.transport.new_receiver(f.irn_cap, spec.size);
         }
@@ -64,7 +67,20 @@ impl Nic {
         // receiver timer).
         if ce && !matches!(cfg.cc, CcKind::Homa(_)) {
             match cfg.model.cnp {
-                CnpMode::Packet { interval } => {
+                CnpMode::Packet {
+                    interval,
+                    timer: true,
+                } => {
+                    // The flow's timer: windows of `interval` from its first
+                    // packet; a CNP at the end of one that saw a mark.
+                    if !rx.cnp_pending {
+                        rx.cnp_pending = true;
+                        let first = rx.first_at.unwrap_or(now).ps();
+                        let end = first + ((now.ps() - first) / interval.ps() + 1) * interval.ps();
+                        ctx.schedule_timer(SimTime(end), Event::CnpTimer { flow: fid });
+                    }
+                }
+                CnpMode::Packet { interval, .. } => {
                     // DCQCN §3.1 NP (Fig. 6): a CNP at once if none went out in
                     // the last N us; otherwise one when the window ends, for all
                     // the marks that arrived inside it.
@@ -280,7 +296,7 @@ impl Nic {
     #[inline(always)]
     fn close_if_at_rest(&mut self, env: NicEnv, fid: FlowId, now: SimTime) {
         let window = match env.cfg.model.cnp {
-            CnpMode::Packet { interval } => Some(interval),
+            CnpMode::Packet { interval, .. } => Some(interval),
             CnpMode::AckFlag => None,
         };
         let (slot, size) = (

@@ -25,7 +25,10 @@ pub(super) struct NicSection {
     /// travel in) or "control" (class 0, which switches never pause: the ns-3
     /// simulator's ACK_HIGH_PRIO = 1).
     ack_pause_class: Option<AckPauseClass>,
-    /// "packet" (a CNP at most once per `cnp_interval` per flow) or "ack-flag".
+    /// "packet" (a CNP at once for a marked packet, then at most once per
+    /// `cnp_interval` per flow), "timer" (CNPs at the end of each
+    /// `cnp_interval` window with a mark, timed from the flow's first packet)
+    /// or "ack-flag".
     cnp: Option<CnpKind>,
     /// DCQCN §3.1 NP: 50 us.
     cnp_interval: Option<Delta>,
@@ -138,6 +141,7 @@ enum AckPauseClass {
 #[serde(rename_all = "kebab-case")]
 enum CnpKind {
     Packet,
+    Timer,
     AckFlag,
 }
 
@@ -306,11 +310,19 @@ fn loss_recovery(n: &NicSection, cx: &Ctx) -> Result<LossRecovery, InputError> {
 pub(super) fn cnp_mode(n: &NicSection, profile_default: CnpMode) -> CnpMode {
     let interval = n.cnp_interval.unwrap_or(Delta::from_us(50));
     let kind = n.cnp.unwrap_or(match profile_default {
-        CnpMode::Packet { .. } => CnpKind::Packet,
+        CnpMode::Packet { timer: false, .. } => CnpKind::Packet,
+        CnpMode::Packet { timer: true, .. } => CnpKind::Timer,
         CnpMode::AckFlag => CnpKind::AckFlag,
     });
     match kind {
-        CnpKind::Packet => CnpMode::Packet { interval },
+        CnpKind::Packet => CnpMode::Packet {
+            interval,
+            timer: false,
+        },
+        CnpKind::Timer => CnpMode::Packet {
+            interval,
+            timer: true,
+        },
         CnpKind::AckFlag => CnpMode::AckFlag,
     }
 }

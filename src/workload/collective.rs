@@ -591,7 +591,10 @@ mod tests {
             }
             // Depth grows as log2 n.
             let deepest = t.depth.iter().max().copied().unwrap_or(0);
-            assert!(deepest <= 32 - n.leading_zeros(), "n = {n}: depth {deepest}");
+            assert!(
+                deepest <= 32 - n.leading_zeros(),
+                "n = {n}: depth {deepest}"
+            );
         }
         // n = 8: 0 -> 4; 4 -> 2, 6; 2 -> 1, 3; 6 -> 5, 7.
         let t = BinaryTree::new(8);
@@ -612,7 +615,11 @@ mod tests {
         assert_eq!(b.flows().len() as u64, 2 * 8 * 14 * per_step);
         assert_eq!(b.conns, 8, "one connection from each rank to the next");
         let sizes: u64 = b.flows().iter().map(|f| f.size).sum();
-        assert_eq!(sizes, 2 * 8 * 14 * 1_000_000, "each step moves S/N per rank");
+        assert_eq!(
+            sizes,
+            2 * 8 * 14 * 1_000_000,
+            "each step moves S/N per rank"
+        );
     }
 
     #[test]
@@ -625,14 +632,24 @@ mod tests {
             assert!(x.is_power_of_two(), "{} -> {}", f.src, f.dst);
         }
         let first: Vec<u64> = b.flows()[..48].chunks(8).map(|c| c[0].size).collect();
-        assert_eq!(first, [4_000_000, 2_000_000, 1_000_000, 1_000_000, 2_000_000, 4_000_000]);
+        assert_eq!(
+            first,
+            [
+                4_000_000, 2_000_000, 1_000_000, 1_000_000, 2_000_000, 4_000_000
+            ]
+        );
     }
 
     #[test]
     fn the_compute_gap_separates_iterations_at_each_nic() {
         let b = ring_job(Op::AllGather, Algorithm::Ring, 4, 1, 0);
         let gaps = (0..b.len() as u32)
-            .filter(|&t| b.kind(Task(t)) == TaskKind::Compute { time: Delta::from_us(10) })
+            .filter(|&t| {
+                b.kind(Task(t))
+                    == TaskKind::Compute {
+                        time: Delta::from_us(10),
+                    }
+            })
             .count();
         assert_eq!(gaps, 4, "one gap per NIC between the two iterations");
     }

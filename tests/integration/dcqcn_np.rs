@@ -95,3 +95,21 @@ fn while_marks_keep_coming_there_is_one_cnp_per_flow_per_window() {
         "{n} CNPs for 2 flows x {marking_us} windows with marks"
     );
 }
+
+#[test]
+fn with_the_timer_reading_a_flows_cnps_leave_only_at_its_window_ends() {
+    // nic.cnp = "timer": the same 30 KB burst marks packets only in the
+    // flows' first 3 us. While the run lasts past the windows' end (2 MB the
+    // other way), each flow gets one CNP, at the end of its first 50 us
+    // window, where the immediate NP sends two (one at the first mark).
+    let long = burst_text("30KB", "50us", "2MB");
+    let timer = ["nic.cnp=\"timer\""];
+    assert_eq!(run(&long, &[]).summary.cnps_sent, 4);
+    assert_eq!(run(&long, &timer).summary.cnps_sent, 2);
+    // A run that ends within the first window (10 KB the other way): no CNP
+    // has left yet with the timer; the immediate NP sent one per flow.
+    let short = burst_text("30KB", "50us", "10KB");
+    let (p, t) = (run(&short, &[]), run(&short, &timer));
+    assert!(t.summary.sim_seconds < 50e-6, "{}", t.summary.sim_seconds);
+    assert_eq!((p.summary.cnps_sent, t.summary.cnps_sent), (2, 0));
+}
