@@ -144,7 +144,7 @@ pub enum CnpMode {
     /// once for a marked packet when none went out in the last interval,
     /// else at the window's end; with `timer`, only at the end of each
     /// interval (timed from the flow's first packet) that saw a mark (DCQCN
-    /// §5: "CNP generation is driven by a timer"; its fluid model's τ* = 50 µs
+    /// §5.2: "CNP generation is driven by a timer"; its fluid model's (§5.1) τ* = 50 µs
     /// is "the maximum possible delay of CNP generation").
     Packet { interval: Delta, timer: bool },
     /// A flag on the ACK of each marked packet (the ns-3 model).
