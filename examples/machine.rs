@@ -1,6 +1,6 @@
 //! What the machine under a benchmark does, for turning instruction counts
-//! and simulated cache misses into time (docs/performance.md, "Where an
-//! event's time goes"):
+//! and simulated cache misses into time (docs/performance-log.md, f81a6ab,
+//! "where an event's time goes"):
 //!
 //! - the core's clock while it runs, from a chain of dependent 64-bit
 //!   multiplications (a square of the last result, 3 cycles each on AMD Zen
@@ -73,7 +73,7 @@ fn main() {
     println!("working set   ns per dependent load");
     // The L3 range in MiB steps: the VM's share of the shared L3 changes
     // from day to day, and the 320-host fat-tree's working set (2-8 MiB)
-    // sits in it (docs/performance.md, "the cache's share").
+    // sits in it (docs/performance-log.md, d7e8d05, "the cache's share").
     let sizes = [16, 256, 512, 2048, 3072, 4096, 6144, 8192, 12288];
     for kib in sizes.into_iter().chain([24 * 1024, 256 * 1024]) {
         let ns = ns_per_load(kib * 1024, 20_000_000);

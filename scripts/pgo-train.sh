@@ -4,8 +4,8 @@
 # P-PFC, loss recovery and the default recorders, run by the instrumented
 # binary BIN in WORK_DIR. Of the runs issue 16's speed is measured on, the
 # built-in benchmark scenarios and the 1 ms HPCC reference run are here; the
-# 10 ms fat-tree runs and the k = 12 fat-tree are not (docs/performance.md
-# marks which numbers are which).
+# 10 ms fat-tree runs and the k = 12 fat-tree are not (docs/performance-log.md,
+# bab21ae, marks which numbers are which).
 #
 # Usage: scripts/pgo-train.sh BIN WORK_DIR
 set -euo pipefail

@@ -38,8 +38,8 @@ pub enum PacketKind {
 
 /// One INT record, stamped by a switch egress port (HPCC §3.1, §4.1). 32
 /// bytes and aligned to 32, so that a record never straddles two cache lines
-/// and a packet's five take 160 bytes (docs/performance.md, "INT records in
-/// 32 bytes").
+/// and a packet's five take 160 bytes (docs/performance-log.md, f81a6ab,
+/// "INT records in 32 bytes").
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[repr(C, align(32))]
 pub struct IntHop {

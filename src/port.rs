@@ -46,7 +46,7 @@ pub struct QueueClock {
 /// bytes, one cache line; the queue histogram's clock, read when a queue
 /// changes and the histogram is recorded, follows it; the loss rate, the peer
 /// and the pause clocks that only PFC frames touch come last
-/// (docs/performance.md, "A switch port in three lines").
+/// (docs/performance-log.md, f28b8f5, "a switch port in three lines").
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Egress {
@@ -217,7 +217,8 @@ mod tests {
 
     /// Every field a transmission reads or writes is declared before the
     /// queue clock, so with `repr(C)` they all lie on the transmitter's first
-    /// cache line (docs/performance.md, "A switch port in three lines").
+    /// cache line (docs/performance-log.md, f28b8f5, "a switch port in three
+    /// lines").
     #[test]
     fn a_transmissions_fields_fill_the_first_line() {
         assert_eq!(offset_of!(Egress, queue_clock), 64);

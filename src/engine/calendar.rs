@@ -160,8 +160,8 @@ impl Calendar {
     /// The earliest entry, if any (it stays queued). Returned by value: at a
     /// slot change it comes in registers from the slot change, where reading
     /// it back from `current` just written put a store-to-load round trip at
-    /// the head of the event's chain of dependent loads (docs/performance.md,
-    /// "The slot change's entry in registers").
+    /// the head of the event's chain of dependent loads (docs/performance-log.md,
+    /// 2dae261, "the slot change's entry in registers").
     #[inline]
     pub(super) fn peek(&mut self) -> Option<Entry> {
         if self.cur_pos == self.current.len() {

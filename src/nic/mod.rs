@@ -73,7 +73,8 @@ pub struct FlowInfo {
 
 /// A flow with a sending queue pair at its NIC: what the transmit loop reads
 /// of it besides the queue pair, kept here so that a look over the active
-/// flows does not read the run's per-flow tables (docs/performance.md).
+/// flows does not read the run's per-flow tables (docs/performance-log.md,
+/// 4e71fed, "cache hints and layout": NIC active list).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Active {
     pub fid: FlowId,

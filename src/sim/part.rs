@@ -165,7 +165,7 @@ impl Part {
     /// packet's header (its slot warmed one event earlier) or the port state
     /// of its transmission. A landing packet and its ring slot were written a
     /// link delay (thousands of events) earlier and are otherwise cache misses
-    /// (docs/performance.md, "Cache hints and layout").
+    /// (docs/performance-log.md, 4e71fed, "cache hints and layout").
     #[inline(always)]
     pub fn warm(&self, sh: &Shared) {
         if let Some(link) = self.q.upcoming(1).and_then(Packed::arrival_link) {
@@ -203,8 +203,8 @@ impl Part {
     /// event is one function, as the profile-guided build makes it: left to
     /// LLVM (thin LTO, four codegen units) a dozen of them stayed calls, and
     /// forcing them cut the HPCC incast's instructions by 18 % and its time by
-    /// about as much (docs/performance.md, "The event's handlers inlined into
-    /// the loop"). The NIC's `start_tx` and the calendar's general slot
+    /// about as much (docs/performance-log.md, 4f6506e, "the event's handlers
+    /// inlined into the loop"). The NIC's `start_tx` and the calendar's general slot
     /// change stay calls: inlining them measured slower or the same (the slot
     /// change's lone-entry case is inlined, `Calendar::peek`).
     #[inline(always)]

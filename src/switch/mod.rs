@@ -84,8 +84,8 @@ pub struct SwitchEnv<'a> {
 /// PAUSE frames, half of a fabric's transmissions when every packet is
 /// acknowledged) share the first line, so that a control packet's enqueue and
 /// dequeue touch no other; the seven data classes' queues fill the second;
-/// the transmitter's hot fields ([`Egress`]) the third (docs/performance.md,
-/// "A switch port in three lines").
+/// the transmitter's hot fields ([`Egress`]) the third (docs/performance-log.md,
+/// f28b8f5, "a switch port in three lines").
 #[repr(C, align(64))]
 pub struct SwitchPort {
     /// Bytes queued at this port, all classes.
@@ -285,8 +285,8 @@ pub(crate) mod tests {
 
     /// A packet passing through touches at most three lines of its port:
     /// the counters, ECN parameters and control queue; the data classes'
-    /// queues; the transmitter's first line (docs/performance.md, "A switch
-    /// port in three lines"). The marker fits the first line: 24 bytes.
+    /// queues; the transmitter's first line (docs/performance-log.md, f28b8f5,
+    /// "a switch port in three lines"). The marker fits the first line: 24 bytes.
     #[test]
     fn a_port_is_laid_out_in_three_hot_lines() {
         use std::mem::{offset_of, size_of};

@@ -36,8 +36,8 @@ pub struct PintCodec {
     /// `base^k` for every code `k` an encoding can give (those of
     /// `u < 2^32 / 512`, at most 2^16), each `base.powf(k)`: a switch looks up
     /// two per data packet, a sender one per ACK, where calling `powf` took
-    /// 5 % of a run; about 10 % faster (docs/performance.md, "HPCC-PINT's
-    /// arithmetic").
+    /// 5 % of a run; about 10 % faster (docs/performance-log.md, 90b1cc1,
+    /// "HPCC-PINT's arithmetic").
     powers: Arc<[f64]>,
 }
 
