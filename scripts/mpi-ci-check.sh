@@ -4,7 +4,7 @@
 # with the `mpi` feature into target/mpi, lints it, then compares:
 #   - every shipped scenario, the all-recorder runs and the imported ns-3
 #     reference runs on 2 ranks (scripts/compare-outputs.sh);
-#   - the fat-tree, the deadlock ring and the all-recorder fat-tree on 4 ranks
+#   - the fat-tree, the deadlock ring, three AI jobs and the all-recorder fat-tree on 4 ranks
 #     (oversubscribed: this machine has 2 cores).
 # Usage: scripts/mpi-ci-check.sh REF_BIN WORK_DIR
 set -euo pipefail
@@ -31,6 +31,7 @@ fail=0
 strip() { sed -E 's/"(wall_seconds|events_per_second|packets_per_second)": [0-9.e+-]+/"\1": X/' "$1"; }
 for c in "fattree|scenarios/fattree-fbhdp-30pct.toml|" \
          "ring|scenarios/pfc-deadlock-ring.toml|" \
+         "ai-jobs|scenarios/ai/jobs-k4-background.toml|" \
          "recorders|scenarios/fattree-fbhdp-30pct.toml|--set output.link_utilization=\"10us\" --set output.flow_rates.flows=[0,1,2,3] --set output.queue_interval=\"1us\""; do
     IFS='|' read -r name file extra <<<"$c"
     rm -rf "$work/np4/$name" "$work/np4/$name.ref"
@@ -51,5 +52,5 @@ for c in "fattree|scenarios/fattree-fbhdp-30pct.toml|" \
         fi
     done
 done
-[ $fail = 0 ] && echo "identical on 4 ranks: 3 runs"
+[ $fail = 0 ] && echo "identical on 4 ranks: 4 runs"
 exit $fail
