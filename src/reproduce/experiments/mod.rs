@@ -1,5 +1,6 @@
 //! The experiments, one file per paper figure or table.
 
+mod ai_closed_forms;
 mod dcqcn_bench;
 mod dcqcn_fig13;
 mod dcqcn_fig16;
@@ -34,7 +35,8 @@ mod rcc_table2;
 
 use super::Experiment;
 
-/// Every experiment in list order: HPCC, DCQCN, RCC, P-PFC, each in paper order.
+/// Every experiment in list order: HPCC, DCQCN, RCC, P-PFC, each in paper
+/// order, then the closed-form checks of collectives (not a paper's).
 pub static ALL: &[&dyn Experiment] = &[
     &hpcc_fig9::HpccFig9,
     &hpcc_fig11::HpccFig11,
@@ -66,4 +68,5 @@ pub static ALL: &[&dyn Experiment] = &[
     &ppfc_topos::FIG12,
     &ppfc_fig16::PpfcFig16,
     &ppfc_fig18::PpfcFig18,
+    &ai_closed_forms::AiClosedForms,
 ];
