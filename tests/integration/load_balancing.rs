@@ -11,12 +11,12 @@
 //!   window would, without a packet arriving out of order;
 //! - both are byte-identical on 1 and 3 threads.
 
-use crate::common::{assert_all_delivered, output_files, scratch};
+use crate::common::{
+    assert_all_delivered, config, ecmp_path, link_data_bytes, output_files, scratch,
+};
 use rocesim::config::RunConfig;
 use rocesim::output::RunOutputs;
-use rocesim::scenario::Source;
 use rocesim::sim::RunOptions;
-use rocesim::switch::ecmp::{FlowKey, trace};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -52,13 +52,6 @@ link_utilization = "10us"
         }
     }
     s
-}
-
-fn config(text: &str, overrides: &[&str]) -> RunConfig {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let src = Source::text(text, "<scenario>", &base, "two-pods");
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    rocesim::scenario::to_config(&src, &o).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs `text` on `threads` threads into a fresh directory `name`; the
@@ -101,13 +94,7 @@ fn core_links(cfg: &RunConfig) -> Vec<(u32, usize)> {
 
 /// The data bytes each of `links` sent, from link_util.csv.
 fn data_bytes(dir: &Path, links: &[(u32, usize)]) -> Vec<u64> {
-    let csv = std::fs::read_to_string(dir.join("link_util.csv")).unwrap();
-    let mut by_link = BTreeMap::new();
-    for row in csv.lines().skip(1) {
-        let c: Vec<&str> = row.split(',').collect();
-        let link = (c[1].parse::<u32>().unwrap(), c[2].parse::<usize>().unwrap());
-        *by_link.entry(link).or_insert(0u64) += c[5].parse::<u64>().unwrap();
-    }
+    let by_link = link_data_bytes(dir);
     links
         .iter()
         .map(|l| by_link.get(l).copied().unwrap_or(0))
@@ -127,16 +114,9 @@ fn colliding_seed() -> u64 {
         .find(|&seed| {
             let cfg = config(&two_pods(seed, "ecmp"), &[]);
             let mut per_link = BTreeMap::new();
-            for f in &cfg.flows {
-                let key = FlowKey {
-                    src: f.src.0,
-                    dst: f.dst.0,
-                    // The first flow of a (source, destination) pair.
-                    sport: 10_000,
-                    dport: f.dport,
-                };
+            for i in 0..cfg.flows.len() {
                 // ToR, Agg, core, Agg, ToR: the Agg's uplink is the core link.
-                let agg = trace(&cfg.topo, cfg.model.ecmp_hash, seed, key)[1];
+                let agg = ecmp_path(&cfg, seed, i)[1];
                 *per_link.entry((agg.node, agg.egress)).or_insert(0) += 1;
             }
             per_link.values().any(|&n| n >= 3)
