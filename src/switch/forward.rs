@@ -126,7 +126,8 @@ impl Switch {
     ) -> Option<u16> {
         let (seed, node) = (self.ecmp_seed, self.node);
         let hash = || packet_hash(env, seed, node, pkt);
-        (self.flowlets).next_hop(hops, now, gap, hash, &mut self.spray)
+        self.flowlets
+            .next_hop(hops, now, gap, hash, &mut self.spray)
     }
 
     /// The next hop of `pkt` among `hops` under adaptive routing
