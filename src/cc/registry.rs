@@ -45,7 +45,8 @@ pub(crate) trait Algorithm: Sized {
     /// Whether it differences each hop's INT record with the previous ACK's
     /// record of the same hop (HPCC Eq. (2)), which holds only while every
     /// packet of a flow crosses the same ports: such an algorithm refuses
-    /// per-packet spraying (`switch.load_balancing = "spray"`).
+    /// every `switch.load_balancing` but `"ecmp"` (spraying and adaptive
+    /// routing move packets, flowlet switching moves flowlets).
     /// Why, if it does (the refusal's reason).
     fn needs_one_path(&self) -> Option<&'static str> {
         None

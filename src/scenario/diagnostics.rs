@@ -4,6 +4,7 @@
 use super::ctx::Ctx;
 use crate::config::DiagConfig;
 use crate::error::InputError;
+use crate::switch::spray::LoadBalancing;
 use crate::units::{Bytes, Delta};
 use serde::Deserialize;
 
@@ -18,17 +19,22 @@ pub(super) struct DiagnosticsSection {
     victims: Option<bool>,
 }
 
-/// The diagnostics' settings; `spray`: switches spray packets, so a flow has
-/// no one path for victim tracking to follow (off by default, refused if asked).
+/// The diagnostics' settings. Unless switches balance `lb` by ECMP, a flow
+/// has no one path for victim tracking to follow (off by default, refused if
+/// asked).
 pub(super) fn resolve(
     d: &DiagnosticsSection,
-    spray: bool,
+    lb: LoadBalancing,
     cx: &Ctx,
 ) -> Result<DiagConfig, InputError> {
+    let spray = !lb.one_path_per_flow();
     if spray && d.victims == Some(true) {
         return Err(cx.err(
             "diagnostics.victims",
-            "victim tracking follows each flow's one ECMP path, and with switch.load_balancing = \"spray\" a flow has none; omit it or set false",
+            format!(
+                "victim tracking follows each flow's one ECMP path, and with switch.load_balancing = \"{}\" a flow has none; omit it or set false",
+                lb.name()
+            ),
         ));
     }
     let def = DiagConfig::default();

@@ -9,7 +9,6 @@ use super::{RunSection, cc, diagnostics, model, nic, output, switch, topology, w
 use crate::config::RunConfig;
 use crate::error::InputError;
 use crate::profile::EcmpHash;
-use crate::switch::spray::LoadBalancing;
 use crate::units::{Delta, SimTime};
 
 /// Validates `loaded` into a [`RunConfig`].
@@ -43,8 +42,7 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let mtu_wire = model.sizes.data_wire(nic.mtu, int_on) as u64;
     let (mmu, flowctl) = switch::resolve_pfc(&f.switch, &topo, mtu_wire, model.mmu, &cx)?;
     let load_balancing = f.switch.load_balancing(&cc, &nic.loss_recovery, &cx)?;
-    let spray = load_balancing == LoadBalancing::Spray;
-    let diag = diagnostics::resolve(&f.diagnostics, spray, &cx)?;
+    let diag = diagnostics::resolve(&f.diagnostics, load_balancing, &cx)?;
     let ecn = switch::resolve_ecn(&f.switch, &cc, &cx)?;
     let payload_fraction = nic.mtu as f64 / mtu_wire as f64;
     let (mut flows, programs) = workload::resolve(

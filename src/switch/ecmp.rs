@@ -125,7 +125,16 @@ impl FlowKey {
 /// Picks among `n` equal-cost next hops at `switch` for a packet's 5-tuple.
 #[inline]
 fn pick(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> usize {
-    let h = match hash {
+    index(tuple_hash(hash, seed, switch, key), n)
+}
+
+/// The hash ECMP takes of a packet's 5-tuple at `switch` (ECMP seed `seed`);
+/// its next hop is this modulo the number of next hops ([`index`]). Flowlet
+/// switching indexes its table with it and adaptive routing breaks ties with
+/// it ([`super::flowlet`], [`super::adaptive`]).
+#[inline]
+pub fn tuple_hash(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey) -> u64 {
+    match hash {
         EcmpHash::Seeded => {
             let tuple = ((key.src as u64) << 32 | key.dst as u64)
                 ^ mix64((key.sport as u64) << 16 | key.dport as u64 | 17 << 32);
@@ -139,12 +148,12 @@ fn pick(hash: EcmpHash, seed: u64, switch: NodeId, key: FlowKey, n: usize) -> us
             let tuple = ((x as u64) << 32 | y as u64) ^ mix64((xp as u64) << 16 | yp as u64);
             mix64(seed ^ mix64(tuple))
         }
-    };
-    index(h, n)
+    }
 }
 
 /// `h % n`. Fat-trees have a power-of-two number of uplinks, and a mask is a
-/// cycle where a division is tens. Spraying uses it too ([`super::spray`]).
+/// cycle where a division is tens. Spraying, flowlets and adaptive routing use
+/// it too ([`super::spray`]).
 #[inline]
 pub(super) fn index(h: u64, n: usize) -> usize {
     let n = n as u64;

@@ -1,4 +1,4 @@
-//! Switch forwarding: arrival (routing, ECMP or spraying, MMU admission, ECN at
+//! Switch forwarding: arrival (routing, load balancing, MMU admission, ECN at
 //! enqueue, the flow-control scheme's enqueue hook), transmission (scheduling,
 //! MMU release, its dequeue hook, ECN at dequeue, INT stamping or HPCC-PINT's
 //! field). PFC frames are in `pause`.
@@ -9,8 +9,10 @@ use super::spray::LoadBalancing;
 use super::{Switch, SwitchEnv};
 use crate::engine::prefetch;
 use crate::node::{Ctx, Event};
-use crate::packet::{MAX_INT_HOPS, PacketId, PacketKind, flag};
+use crate::packet::{MAX_INT_HOPS, Packet, PacketId, PacketKind, flag};
 use crate::profile::EcnPoint;
+use crate::topology::NodeId;
+use crate::units::{Delta, SimTime};
 
 impl Switch {
     /// A packet arrived on port `inp`. Returns the (port, class) a PFC frame
@@ -56,6 +58,8 @@ impl Switch {
                 super::ecmp::next_hop(hops, hash, self.ecmp_seed, self.node, key)
             }
             LoadBalancing::Spray => self.spray.next_hop(hops),
+            LoadBalancing::Flowlet { gap } => self.flowlet_hop(env, hops, pkt, now, gap),
+            LoadBalancing::Adaptive => self.adaptive_hop(env, hops, pkt),
         };
         let Some(out) = out else {
             ctx.stats.drops_no_route += 1;
@@ -106,6 +110,33 @@ impl Switch {
         }
         self.kick(ctx, env, out);
         None
+    }
+
+    /// The next hop of `pkt` among `hops` under flowlet switching
+    /// ([`super::flowlet`]). Out of line, as [`Self::adaptive_hop`]: ECMP's
+    /// arm of `on_packet` stays as it was.
+    #[inline(never)]
+    fn flowlet_hop(
+        &mut self,
+        env: SwitchEnv,
+        hops: &[u16],
+        pkt: &Packet,
+        now: SimTime,
+        gap: Delta,
+    ) -> Option<u16> {
+        let (seed, node) = (self.ecmp_seed, self.node);
+        let hash = || packet_hash(env, seed, node, pkt);
+        self.flowlets
+            .next_hop(hops, now, gap, hash, &mut self.spray)
+    }
+
+    /// The next hop of `pkt` among `hops` under adaptive routing
+    /// ([`super::adaptive`]): the least-queued port.
+    #[inline(never)]
+    fn adaptive_hop(&self, env: SwitchEnv, hops: &[u16], pkt: &Packet) -> Option<u16> {
+        let queued = |p: u16| self.ports[p as usize].bytes;
+        let hash = || packet_hash(env, self.ecmp_seed, self.node, pkt);
+        super::adaptive::next_hop(hops, queued, hash)
     }
 
     /// Port `p` finished serializing (or may have).
@@ -258,4 +289,16 @@ impl Switch {
             );
         }
     }
+}
+
+/// The ECMP hash of `pkt`'s 5-tuple at switch `node` (ECMP seed `seed`).
+fn packet_hash(env: SwitchEnv, seed: u64, node: NodeId, pkt: &Packet) -> u64 {
+    let key = super::ecmp::FlowKey {
+        src: pkt.src.0,
+        dst: pkt.dst.0,
+        sport: pkt.sport,
+        dport: pkt.dport,
+    };
+    let (hash, key) = (env.cfg.model.ecmp_hash, key.addressed(env.routes));
+    super::ecmp::tuple_hash(hash, seed, node, key)
 }

@@ -1,7 +1,9 @@
 //! Switch: per-port egress queues (8 classes), a shared-buffer MMU, flow control
 //! (PFC, P-PFC, CaPFC: [`flowctl`]), RED/ECN marking ([`ecn`]), INT stamping
-//! ([`int`]), ECMP ([`ecmp`]) or packet spraying ([`spray`]); with ExpressPass,
-//! a credit queue per port ([`credit`]). One model, used for every switch.
+//! ([`int`]), load balancing over equal-cost next hops: ECMP ([`ecmp`]), packet
+//! spraying ([`spray`]), flowlets ([`flowlet`]) or adaptive routing
+//! ([`adaptive`]); with ExpressPass, a credit queue per port ([`credit`]). One
+//! model, used for every switch.
 //!
 //! Scheduling: class 0 carries control traffic (PFC frames, CNPs and, by default,
 //! ACK/NACKs); it is served first and ignores PAUSE. Classes 1-7 carry data and
@@ -13,10 +15,12 @@
 //! [`crate::node::Ctx`] and never reads another node; its routing table is
 //! shared, immutable data.
 
+pub mod adaptive;
 mod credit;
 pub mod ecmp;
 pub mod ecn;
 pub mod flowctl;
+pub mod flowlet;
 mod forward;
 pub mod int;
 pub mod mmu;
@@ -59,7 +63,8 @@ pub struct SwitchConfig {
     pub int_counter: IntCounter,
     /// Switches fill HPCC-PINT's field instead ([`pint`]).
     pub pint: Option<pint::PintPlan>,
-    /// Per flow (ECMP) or per packet (spraying) among equal-cost next hops.
+    /// How a switch picks among equal-cost next hops: per flow (ECMP), per
+    /// packet (spraying, adaptive) or per flowlet.
     pub load_balancing: spray::LoadBalancing,
     /// A PAUSE of `XOFF_QUANTA` never lapses (X-OFF/X-ON style).
     pub xoff_forever: bool,
@@ -178,8 +183,10 @@ pub struct Switch {
     pub ecmp_seed: u64,
     /// ECN marking, link loss and HPCC-PINT draw from it.
     pub rng: ChaCha8Rng,
-    /// Spraying draws from it alone ([`spray`]).
+    /// Spraying and new flowlets draw from it alone ([`spray`]).
     pub spray: spray::SprayRng,
+    /// The flowlet table, allocated at its first use ([`flowlet`]).
+    pub flowlets: flowlet::FlowletTable,
     /// Each port's HPCC-PINT state, when the run uses it; else empty.
     pub pint: Vec<pint::PintPort>,
     /// Each port's ExpressPass credit queue, when the run uses it; else empty.
@@ -245,6 +252,7 @@ impl Switch {
             },
             rng: ChaCha8Rng::seed_from_u64(rng_seed),
             spray: spray::SprayRng::new(seed, node),
+            flowlets: flowlet::FlowletTable::default(),
             pint: match plan.pint {
                 true => infos.iter().map(|p| pint::PintPort::new(p.rate)).collect(),
                 false => Vec::new(),

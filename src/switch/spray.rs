@@ -1,5 +1,7 @@
-//! How a switch spreads packets over equal-cost next hops: per flow ([`ecmp`],
-//! the default) or per packet ("packet spraying").
+//! How a switch spreads packets over equal-cost next hops ([`LoadBalancing`]):
+//! per flow ([`ecmp`], the default), per packet ("packet spraying", here), per
+//! flowlet ([`flowlet`], LetFlow) or per packet to the least-queued port
+//! ([`adaptive`]).
 //!
 //! Spraying: every packet a switch forwards (data, ACK, NACK, CNP; PFC frames
 //! are link-local and never forwarded) picks uniformly among the routing
@@ -11,6 +13,8 @@
 //! only from its own stream, in the order it handles its events. The stream is
 //! separate from the switch's RNG for ECN marking, link loss and HPCC-PINT, so
 //! spraying shifts none of their draws; and with one next hop there is no draw.
+//! Flowlet switching draws a new flowlet's next hop from the same stream (a run
+//! uses one mode, so the two never share it).
 //!
 //! Packets of one flow then take paths of equal hop count whose queues differ,
 //! and arrive out of order: IRN's receiver keeps them (selective repeat);
@@ -18,25 +22,53 @@
 //! (docs/models.md, "Packet spraying").
 //!
 //! [`ecmp`]: super::ecmp
+//! [`flowlet`]: super::flowlet
+//! [`adaptive`]: super::adaptive
 
 use super::ecmp::{index, mix64};
 use crate::topology::NodeId;
-use serde::Deserialize;
+use crate::units::Delta;
 
 /// How switches choose among equal-cost next hops (`switch.load_balancing`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// Every packet a switch forwards is balanced so (data, ACK, NACK, CNP); a
+/// switch with one next hop toward the destination forwards as ECMP does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LoadBalancing {
     /// Per flow: a hash of the 5-tuple ([`super::ecmp::next_hop`]).
     #[default]
     Ecmp,
     /// Per packet: a uniform draw from the switch's [`SprayRng`].
     Spray,
+    /// Per flowlet (LetFlow): a packet that finds its flowlet-table entry
+    /// idle for more than `gap` draws a next hop from the [`SprayRng`], the
+    /// others follow the entry ([`super::flowlet`]).
+    Flowlet { gap: Delta },
+    /// Per packet: the next hop whose port has the fewest bytes queued, ties
+    /// broken by the ECMP hash ([`super::adaptive`]).
+    Adaptive,
+}
+
+impl LoadBalancing {
+    /// The name `switch.load_balancing` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadBalancing::Ecmp => "ecmp",
+            LoadBalancing::Spray => "spray",
+            LoadBalancing::Flowlet { .. } => "flowlet",
+            LoadBalancing::Adaptive => "adaptive",
+        }
+    }
+
+    /// Every packet of a flow takes the flow's one ECMP path, which
+    /// [`super::ecmp::trace`] can walk without simulating (only under ECMP).
+    pub fn one_path_per_flow(self) -> bool {
+        self == LoadBalancing::Ecmp
+    }
 }
 
 /// A switch's spraying stream: SplitMix64 (Steele et al., OOPSLA'14), one
 /// 64-bit word of state, a counter step and the [`mix64`] finalizer.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SprayRng(u64);
 
 impl SprayRng {

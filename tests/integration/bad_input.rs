@@ -195,13 +195,83 @@ fn an_unknown_load_balancing_names_the_key_and_the_valid_values() {
     let (code, err) = run_bad(
         "load-balancing",
         GOOD,
-        &["--set", "switch.load_balancing=\"flowlet\""],
+        &["--set", "switch.load_balancing=\"letflow\""],
     );
     assert_eq!(code, 2);
     assert_one_line(
         &err,
-        &["switch.load_balancing", "flowlet", "`ecmp`", "`spray`"],
+        &[
+            "switch.load_balancing",
+            "letflow",
+            "`ecmp`",
+            "`spray`",
+            "`flowlet`",
+            "`adaptive`",
+        ],
     );
+}
+
+#[test]
+fn flowlets_and_adaptive_routing_are_refused_where_spraying_is() {
+    // Adaptive routing moves every packet, flowlet switching every flowlet.
+    for lb in ["flowlet", "adaptive"] {
+        let quoted = format!("\"{lb}\"");
+        let cases: [(&str, &[&str]); 5] = [
+            (
+                "cc.algorithm=\"expresspass\"",
+                &["\"expresspass\"", "credit", "one path"],
+            ),
+            (
+                "cc.algorithm=\"hpcc\"",
+                &["\"hpcc\"", "one path", "\"ecmp\""],
+            ),
+            ("cc.algorithm=\"hpcc-ns3\"", &["\"hpcc-ns3\"", "one path"]),
+            (
+                "nic.loss_recovery=\"go-back-0\"",
+                &["go-back-0", "out of order", "\"irn\""],
+            ),
+            ("diagnostics.victims=true", &["omit it or set false"]),
+        ];
+        for (other, needles) in cases {
+            let set = format!("switch.load_balancing={quoted}");
+            let (code, err) = run_bad("lb-refused", GOOD, &["--set", &set, "--set", other]);
+            assert_eq!(code, 2, "{lb} with {other}");
+            let field = match other.starts_with("diagnostics") {
+                true => "diagnostics.victims",
+                false => "switch.load_balancing",
+            };
+            let mut all = vec![field, quoted.as_str()];
+            all.extend_from_slice(needles);
+            assert_one_line(&err, &all);
+        }
+    }
+}
+
+#[test]
+fn a_bad_flowlet_gap_names_the_key_and_what_is_valid() {
+    let flowlet = "switch.load_balancing=\"flowlet\"";
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            flowlet,
+            "\"0us\"",
+            &["more than 0", "at most 1s", "\"25us\""],
+        ),
+        (flowlet, "\"2s\"", &["\"2s\"", "at most 1s"]),
+        (flowlet, "\"fast\"", &["\"fast\"", "number"]),
+        (
+            "switch.load_balancing=\"ecmp\"",
+            "\"10us\"",
+            &["only used with", "\"flowlet\""],
+        ),
+    ];
+    for (lb, gap, needles) in cases {
+        let set = format!("switch.flowlet_gap={gap}");
+        let (code, err) = run_bad("flowlet-gap", GOOD, &["--set", lb, "--set", &set]);
+        assert_eq!(code, 2, "{gap}");
+        let mut all = vec!["switch.flowlet_gap"];
+        all.extend_from_slice(needles);
+        assert_one_line(&err, &all);
+    }
 }
 
 #[test]

@@ -56,6 +56,45 @@ pub fn assert_all_delivered(out: &RunOutputs) {
     );
 }
 
+/// The run configuration of scenario text `text` with `--set` `overrides`
+/// (relative paths from `scenarios/`).
+pub fn config(text: &str, overrides: &[&str]) -> rocesim::config::RunConfig {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let src = rocesim::scenario::Source::text(text, "<scenario>", &base, "test");
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    rocesim::scenario::to_config(&src, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The switches ECMP sends flow `i` of `cfg` through under run seed `seed`,
+/// for the first flow of its (source, destination) pair (source port 10,000).
+pub fn ecmp_path(
+    cfg: &rocesim::config::RunConfig,
+    seed: u64,
+    i: usize,
+) -> Vec<rocesim::switch::ecmp::SwitchHop> {
+    let f = &cfg.flows[i];
+    let key = rocesim::switch::ecmp::FlowKey {
+        src: f.src.0,
+        dst: f.dst.0,
+        sport: 10_000,
+        dport: f.dport,
+    };
+    rocesim::switch::ecmp::trace(&cfg.topo, cfg.model.ecmp_hash, seed, key)
+}
+
+/// The data bytes each watched (node, port) sent over a run, from the
+/// link_util.csv in `dir`.
+pub fn link_data_bytes(dir: &std::path::Path) -> std::collections::BTreeMap<(u32, usize), u64> {
+    let csv = std::fs::read_to_string(dir.join("link_util.csv")).unwrap();
+    let mut by_link = std::collections::BTreeMap::new();
+    for row in csv.lines().skip(1) {
+        let c: Vec<&str> = row.split(',').collect();
+        let link = (c[1].parse::<u32>().unwrap(), c[2].parse::<usize>().unwrap());
+        *by_link.entry(link).or_insert(0) += c[5].parse::<u64>().unwrap();
+    }
+    by_link
+}
+
 /// A scratch directory unique to this test process and name.
 pub fn scratch(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("rocesim-it-{}-{name}", std::process::id()));

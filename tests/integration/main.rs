@@ -16,6 +16,7 @@ mod homa;
 mod hpcc_design_choices;
 mod hpcc_incast;
 mod huge_pages;
+mod load_balancing;
 mod lossy_recovery;
 mod measure;
 mod module_layers;

@@ -6,7 +6,9 @@
 //! reordering; a sprayed run is byte-identical for a seed (and, in
 //! parallel.rs, on any number of threads).
 
-use crate::common::{assert_all_delivered, output_files, scratch};
+use crate::common::{
+    assert_all_delivered, config, ecmp_path, link_data_bytes, output_files, scratch,
+};
 use rocesim::config::RunConfig;
 use rocesim::output::RunOutputs;
 use rocesim::scenario::Source;
@@ -45,13 +47,6 @@ queue_interval = "0s"
     s
 }
 
-fn config(text: &str, overrides: &[&str]) -> RunConfig {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let src = Source::text(text, "<scenario>", &base, "spray");
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    rocesim::scenario::to_config(&src, &o).unwrap_or_else(|e| panic!("{e}"))
-}
-
 /// Runs `cfg`, writing its files to `out` when given.
 fn run(cfg: RunConfig, out: Option<&Path>) -> RunOutputs {
     rocesim::run(cfg, &RunOptions::default(), out, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"))
@@ -59,15 +54,9 @@ fn run(cfg: RunConfig, out: Option<&Path>) -> RunOutputs {
 
 /// The data bytes each of leaf 4's uplinks (ports 2-5) sent, from link_util.csv.
 fn uplink_data_bytes(dir: &Path) -> [u64; 4] {
-    let csv = std::fs::read_to_string(dir.join("link_util.csv")).unwrap();
-    let mut bytes = [0u64; 4];
-    for row in csv.lines().skip(1) {
-        let c: Vec<&str> = row.split(',').collect();
-        let (node, port): (u32, usize) = (c[1].parse().unwrap(), c[2].parse().unwrap());
-        assert_eq!(node, 4, "only leaf 4 is watched");
-        bytes[port - 2] += c[5].parse::<u64>().unwrap();
-    }
-    bytes
+    let by_link = link_data_bytes(dir);
+    assert!(by_link.keys().all(|l| l.0 == 4), "only leaf 4 is watched");
+    std::array::from_fn(|i| by_link.get(&(4, i + 2)).copied().unwrap_or(0))
 }
 
 const WATCH_UPLINKS: [&str; 2] = [
@@ -125,17 +114,7 @@ fn colliding_seed() -> u64 {
     (1..100)
         .find(|&seed| {
             let cfg = config(&leaf_spine(seed, "ecmp", &flows), &[]);
-            let uplink = |i: usize| {
-                let f = &cfg.flows[i];
-                let key = rocesim::switch::ecmp::FlowKey {
-                    src: f.src.0,
-                    dst: f.dst.0,
-                    // The first flow of a (source, destination) pair.
-                    sport: 10_000,
-                    dport: f.dport,
-                };
-                rocesim::switch::ecmp::trace(&cfg.topo, cfg.model.ecmp_hash, seed, key)[0].egress
-            };
+            let uplink = |i| ecmp_path(&cfg, seed, i)[0].egress;
             uplink(0) == uplink(1)
         })
         .expect("two flows over four uplinks collide for some seed")

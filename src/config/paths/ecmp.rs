@@ -363,10 +363,11 @@ mod tests {
         done
     }
 
-    /// Spraying sends a flow's packets over every equal-cost path, and the path
-    /// model keeps the one ECMP traces: on the generated fabrics those paths
-    /// cross links of the same rates and delays in the same order, so any of
-    /// them gives the flow the same ideal FCT, base RTT, BDP and one-way delay.
+    /// Spraying, flowlets and adaptive routing send a flow's packets over its
+    /// equal-cost paths, and the path model keeps the one ECMP traces: on the
+    /// generated fabrics those paths cross links of the same rates and delays
+    /// in the same order, so any of them gives the flow the same ideal FCT,
+    /// base RTT, BDP and one-way delay.
     #[test]
     fn every_equal_cost_path_of_the_generated_fabrics_crosses_the_same_links() {
         use crate::topology::fat_tree::{FatTreeShape, fat_tree};

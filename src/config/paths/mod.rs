@@ -11,12 +11,12 @@
 //!   its stand-alone FCT formula.
 //!
 //! The one-way delay is the data packet's store-and-forward delay along the flow's
-//! real ECMP path in both models. With per-packet spraying
-//! (`switch.load_balancing = "spray"`) the flow's packets take all its
-//! equal-cost paths and these values are those of the one ECMP would take; on
-//! the generated fabrics every equal-cost path crosses the same rates and
-//! delays, so they hold for each (a test in [`ecmp`] checks it). On a topology
-//! file whose equal-cost paths differ, sprayed packets see other base delays.
+//! real ECMP path in both models. When switches move a flow's packets between
+//! its equal-cost paths (`switch.load_balancing = "spray"`, `"flowlet"` or
+//! `"adaptive"`) these values are those of the one ECMP would take; on the
+//! generated fabrics every equal-cost path crosses the same rates and delays,
+//! so they hold for each (a test in [`ecmp`] checks it). On a topology file
+//! whose equal-cost paths differ, packets on other paths see other base delays.
 
 pub mod ecmp;
 pub mod ns3;

@@ -1,6 +1,6 @@
 //! `[switch]`: the shared buffer and PFC thresholds (`[switch.pfc]`, with DCQCN
 //! §4's derived rules), RED/ECN marking (`[switch.ecn]`), INT stamping and
-//! load balancing (ECMP or per-packet spraying). The
+//! load balancing (ECMP, per-packet spraying, flowlets, adaptive routing). The
 //! PFC scheme and pause style are in `flowctl`, static routes
 //! (`[[switch.routes]]`) in `routes`. docs/scenario.md is the reference for every key.
 
@@ -20,7 +20,7 @@ use crate::switch::mmu::PfcThreshold;
 use crate::switch::spray::LoadBalancing;
 use crate::switch::thresholds::SwitchBuffer;
 use crate::topology::Topology;
-use crate::units::{Bytes, Rate};
+use crate::units::{Bytes, Delta, Rate};
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -44,8 +44,22 @@ pub(super) struct SwitchSection {
     /// Static routes replacing the computed ones (`[[switch.routes]]`).
     #[serde(default)]
     routes: Vec<routes::RouteEntry>,
-    /// "ecmp" (per flow, the default) or "spray" (per packet).
-    load_balancing: Option<LoadBalancing>,
+    /// "ecmp" (per flow, the default), "spray" (per packet), "flowlet"
+    /// (LetFlow) or "adaptive" (per packet, least-queued port).
+    load_balancing: Option<BalancingKind>,
+    /// The idle time after which a flow's next packet starts a new flowlet.
+    /// Default [`crate::switch::flowlet::DEFAULT_GAP`].
+    flowlet_gap: Option<Delta>,
+}
+
+/// `switch.load_balancing`'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum BalancingKind {
+    Ecmp,
+    Spray,
+    Flowlet,
+    Adaptive,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -146,31 +160,66 @@ impl SwitchSection {
         self.int.unwrap_or_else(|| cc.needs_int())
     }
 
-    /// Per flow or per packet among equal-cost next hops; spraying is refused
-    /// with an algorithm that needs every packet of a flow on one path, and
-    /// with go-back-0, which needs them in order.
+    /// How switches pick among equal-cost next hops. Every mode but ECMP
+    /// moves a flow's packets between paths, and is refused with an
+    /// algorithm that needs every packet of a flow on one path, and with
+    /// go-back-0, which needs them in order.
     pub(super) fn load_balancing(
         &self,
         cc: &CcKind,
         recovery: &LossRecovery,
         cx: &Ctx,
     ) -> Result<LoadBalancing, InputError> {
-        let lb = self.load_balancing.unwrap_or_default();
-        if lb == LoadBalancing::Spray
-            && let Some(why) = cc.needs_one_path()
-        {
+        let kind = self.load_balancing.unwrap_or(BalancingKind::Ecmp);
+        if self.flowlet_gap.is_some() && kind != BalancingKind::Flowlet {
+            return Err(cx.err(
+                "switch.flowlet_gap",
+                "is only used with switch.load_balancing = \"flowlet\"",
+            ));
+        }
+        let lb = match kind {
+            BalancingKind::Ecmp => return Ok(LoadBalancing::Ecmp),
+            BalancingKind::Spray => LoadBalancing::Spray,
+            BalancingKind::Adaptive => LoadBalancing::Adaptive,
+            BalancingKind::Flowlet => LoadBalancing::Flowlet {
+                gap: flowlet_gap(self.flowlet_gap, cx)?,
+            },
+        };
+        let name = lb.name();
+        // Per packet, a flow's packets share no path; per flowlet, only
+        // until its next flowlet.
+        let moves = match lb {
+            LoadBalancing::Flowlet { .. } => {
+                ", and a new flowlet (after switch.flowlet_gap idle) may take another"
+            }
+            _ => "",
+        };
+        if let Some(why) = cc.needs_one_path() {
             return Err(cx.err(
                 "switch.load_balancing",
                 format!(
-                    "\"spray\" cannot run with cc.algorithm = \"{}\", which {why} and so needs every packet of a flow on one path; use \"ecmp\"",
+                    "\"{name}\" cannot run with cc.algorithm = \"{}\", which {why} and so needs every packet of a flow on one path{moves}; use \"ecmp\"",
                     cc.name()
                 ),
             ));
         }
-        if lb == LoadBalancing::Spray && *recovery == LossRecovery::GoBack0 {
+        if *recovery == LossRecovery::GoBack0 {
+            let consequence = match lb {
+                LoadBalancing::Spray => {
+                    "so a sprayed message of more than a few packets would never complete"
+                }
+                LoadBalancing::Adaptive => {
+                    "so an adaptively routed message of more than a few packets would never complete"
+                }
+                _ => {
+                    "and a new flowlet overtakes the one before it whenever the old path queues it more than switch.flowlet_gap longer, so a long message could start over without end"
+                }
+            };
             return Err(cx.err(
                 "switch.load_balancing",
-                "\"spray\" cannot run with nic.loss_recovery = \"go-back-0\": its receiver drops the whole message at the first packet out of order, so a sprayed message of more than a few packets would never complete; use \"ecmp\", or \"go-back-n\" or \"irn\"",
+                format!(
+                    "\"{name}\" cannot run with nic.loss_recovery = \"go-back-0\": its receiver drops the whole message at the first packet out of order, {consequence}; use \"ecmp\", or \"go-back-n\" or \"irn\""
+                ),
             ));
         }
         Ok(lb)
@@ -179,6 +228,21 @@ impl SwitchSection {
     /// Installs `[[switch.routes]]` over the computed routes.
     pub(super) fn apply_routes(&self, topo: &mut Topology, cx: &Ctx) -> Result<(), InputError> {
         routes::apply_routes(topo, &self.routes, cx)
+    }
+}
+
+/// Flowlet switching's gap: as given, in (0, 1 s], else the default.
+fn flowlet_gap(gap: Option<Delta>, cx: &Ctx) -> Result<Delta, InputError> {
+    let max = Delta::from_ms(1_000);
+    match gap {
+        None => Ok(crate::switch::flowlet::DEFAULT_GAP),
+        Some(g) if !g.is_zero() && g <= max => Ok(g),
+        Some(g) => Err(cx.err(
+            "switch.flowlet_gap",
+            format!(
+                "\"{g}\" is not a flowlet gap (valid: more than 0 and at most 1s, e.g. \"25us\")"
+            ),
+        )),
     }
 }
 
