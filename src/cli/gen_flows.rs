@@ -70,6 +70,16 @@ pub fn format_csv(flows: &[FlowSpec]) -> String {
 
 pub fn gen_flows(args: &GenFlowsArgs) -> Result<(), Error> {
     let cfg = super::run::load_seeded(&args.scenario, args.seed)?;
+    if cfg.programs.is_some() {
+        // A flow file has a start time per flow; these start when what they
+        // wait for is done.
+        return Err(InputError::new(
+            cfg.source.clone(),
+            "workload",
+            "has collectives or dependency graphs, whose flows start when the tasks they wait for are done: a flow file cannot hold them (run the scenario; fct.csv gives every message's real start)",
+        )
+        .into());
+    }
     let format = match (args.format, &args.out) {
         (Some(f), _) => f,
         (None, Some(_)) => FlowFormat::Both,
