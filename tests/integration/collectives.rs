@@ -502,3 +502,41 @@ fn bad_collectives_and_graphs_are_one_line_errors() {
     g("name = \"x\"\n".into(), "give file = \"graph.json\"");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn rail_aligned_ranks_run_one_channel_per_rail_and_every_message_stays_on_its_rail() {
+    // Two groups of 4 servers with 2 NICs (rails) each: a rail-aligned ring
+    // all-reduce over the 8 servers has 2 channels, channel c on every
+    // server's NIC c, so each message leaves and lands on the same rail.
+    let text = r#"
+name = "rails"
+[topology]
+kind = "rail-optimized"
+groups = 2
+servers_per_group = 4
+rails = 2
+spines = 2
+host_rate = "100Gbps"
+fabric_rate = "200Gbps"
+[nic]
+receive_on = "same-rail"
+[cc]
+algorithm = "dcqcn"
+[[workload.collective]]
+op = "all-reduce"
+size = "8MB"
+placement = "rail-aligned"
+ranks = 8
+"#;
+    let dir = scratch("collective-rails");
+    let d = super::recorders::run_into(&dir, "rails", text, &[]);
+    let rows = super::recorders::csv(&d.join("fct.csv"));
+    assert_eq!(rows.len(), 2 * 8 * 14, "2 channels x 8 ranks x 14 steps");
+    let mut per_rail = [0usize; 2];
+    for r in &rows {
+        assert_eq!(r["src_nic"], r["dst_nic"], "{r:?}");
+        per_rail[r["src_nic"].parse::<usize>().unwrap()] += 1;
+    }
+    assert_eq!(per_rail, [8 * 14, 8 * 14], "each rail carries one channel");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
