@@ -163,13 +163,11 @@ impl Nic {
             return;
         }
         let next = p.conn_next(t);
-        let prog = self
-            .prog
-            .as_deref_mut()
-            .expect("a sending host has a program");
-        let l = prog.local(next);
-        prog.left[l] -= 1;
-        if prog.left[l] == 0 {
+        if self.satisfy(next) {
+            let prog = self
+                .prog
+                .as_deref_mut()
+                .expect("a sending host has a program");
             prog.due.push(Reverse((ctx.now, next)));
             self.arm_start(ctx, env);
         }
@@ -181,17 +179,22 @@ impl Nic {
         if let Some(p) = env.programs
             && let t = p.recv_task(fid)
             && t != NO_TASK
+            && self.satisfy(t)
         {
-            let prog = self
-                .prog
-                .as_deref_mut()
-                .expect("a receiving host has a program");
-            let l = prog.local(t);
-            prog.left[l] -= 1;
-            if prog.left[l] == 0 {
-                self.task_done(ctx, env, p, t);
-            }
+            self.task_done(ctx, env, p, t);
         }
+    }
+
+    /// One thing task `t` (of this host) waits for has happened: whether it
+    /// waits for nothing more.
+    fn satisfy(&mut self, t: u32) -> bool {
+        let prog = self
+            .prog
+            .as_deref_mut()
+            .expect("a host with tasks has a program");
+        let l = prog.local(t);
+        prog.left[l] -= 1;
+        prog.left[l] == 0
     }
 
     /// Task `t` is done now: it is recorded, and what waited only for it

@@ -170,45 +170,46 @@ fn push_ns(row: &mut Vec<u8>, ps: u64) {
     }
 }
 
+/// fct.csv's columns.
+const FCT_COLUMNS: [(&str, Kind); 12] = [
+    ("flow_id", Kind::Int),
+    ("src", Kind::Int),
+    ("dst", Kind::Int),
+    ("size_bytes", Kind::Int),
+    ("start_ns", Kind::Float),
+    ("fct_ns", Kind::Float),
+    ("ideal_fct_ns", Kind::Float),
+    ("slowdown", Kind::Float),
+    ("retx_bytes", Kind::Int),
+    ("cnps", Kind::Int),
+    ("timeouts", Kind::Int),
+    ("dport", Kind::Int),
+];
+
+/// [`FCT_COLUMNS`], then which NIC of its server carried the flow at each end.
+const FCT_MULTI_NIC_COLUMNS: [(&str, Kind); 14] = {
+    let mut out = [("", Kind::Int); 14];
+    let mut i = 0;
+    while i < FCT_COLUMNS.len() {
+        out[i] = FCT_COLUMNS[i];
+        i += 1;
+    }
+    out[12] = ("src_nic", Kind::Int);
+    out[13] = ("dst_nic", Kind::Int);
+    out
+};
+
 /// fct.csv: one row per completed flow (docs/models.md, "Outputs").
 pub const FCT: Table = Table {
     stem: "fct",
-    columns: &[
-        ("flow_id", Kind::Int),
-        ("src", Kind::Int),
-        ("dst", Kind::Int),
-        ("size_bytes", Kind::Int),
-        ("start_ns", Kind::Float),
-        ("fct_ns", Kind::Float),
-        ("ideal_fct_ns", Kind::Float),
-        ("slowdown", Kind::Float),
-        ("retx_bytes", Kind::Int),
-        ("cnps", Kind::Int),
-        ("timeouts", Kind::Int),
-        ("dport", Kind::Int),
-    ],
+    columns: &FCT_COLUMNS,
 };
 
 /// fct.csv on a fabric whose servers have several NICs: [`FCT`] and which
 /// of its NICs carried the flow at each end.
 pub const FCT_MULTI_NIC: Table = Table {
     stem: "fct",
-    columns: &[
-        ("flow_id", Kind::Int),
-        ("src", Kind::Int),
-        ("dst", Kind::Int),
-        ("size_bytes", Kind::Int),
-        ("start_ns", Kind::Float),
-        ("fct_ns", Kind::Float),
-        ("ideal_fct_ns", Kind::Float),
-        ("slowdown", Kind::Float),
-        ("retx_bytes", Kind::Int),
-        ("cnps", Kind::Int),
-        ("timeouts", Kind::Int),
-        ("dport", Kind::Int),
-        ("src_nic", Kind::Int),
-        ("dst_nic", Kind::Int),
-    ],
+    columns: &FCT_MULTI_NIC_COLUMNS,
 };
 
 /// pfc.csv: every PFC pause, resume and timed-pause expiry.
