@@ -174,6 +174,12 @@ impl Links {
         }
     }
 
+    /// The number of links this partition has rings for.
+    #[cfg(test)]
+    pub fn rings(&self) -> usize {
+        self.rings.len()
+    }
+
     /// Puts a packet that reaches the far end at `at` into the link. Returns true
     /// when it is the only one in flight, so its arrival must be scheduled.
     #[inline(always)]

@@ -67,21 +67,34 @@ const PENDING: usize = 1024;
 /// the bins are the same as if every change were added at once.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct QueueHists {
-    /// Per egress: picoseconds spent at each length bin (bin 0 unused); empty
-    /// until needed.
-    ports: Vec<Box<[u64]>>,
+    /// Per egress: 1 + its number in `bins`, 0 while it has none (4 bytes an
+    /// egress, and one when serialized: a shard of a fabric whose ports
+    /// mostly stay empty is small).
+    slot: Vec<u32>,
+    /// Picoseconds spent at each length bin (bin 0 unused) of each port
+    /// that has had a queue, in the order they first did.
+    bins: Vec<Box<[u64]>>,
     /// Start of the window (the first flow's start).
     start: SimTime,
-    /// Changes not yet added to `ports`, oldest first.
+    /// Changes not yet added to `bins`, oldest first.
     pending: Vec<Pending>,
 }
 
 impl QueueHists {
     pub fn new(n_egress: usize, start: SimTime) -> QueueHists {
         QueueHists {
-            ports: vec![Box::default(); n_egress],
+            slot: vec![0; n_egress],
+            bins: Vec::new(),
             start,
             pending: Vec::with_capacity(PENDING),
+        }
+    }
+
+    /// Egress `gid`'s bins, if it has any.
+    fn of(&self, gid: EgressId) -> Option<&[u64]> {
+        match self.slot[gid.idx()] {
+            0 => None,
+            k => Some(&self.bins[k as usize - 1]),
         }
     }
 
@@ -90,7 +103,17 @@ impl QueueHists {
     pub fn adopt(&mut self, gid: EgressId, other: &mut QueueHists) {
         self.flush();
         other.flush();
-        std::mem::swap(&mut self.ports[gid.idx()], &mut other.ports[gid.idx()]);
+        let theirs = match std::mem::take(&mut other.slot[gid.idx()]) {
+            0 => return,
+            k => std::mem::take(&mut other.bins[k as usize - 1]),
+        };
+        match self.slot[gid.idx()] {
+            0 => {
+                self.bins.push(theirs);
+                self.slot[gid.idx()] = self.bins.len() as u32;
+            }
+            k => self.bins[k as usize - 1] = theirs,
+        }
     }
 
     /// The queue of egress `gid` (histogram clock `clock`) is about to change
@@ -142,11 +165,12 @@ impl QueueHists {
     /// Adds the pending changes to their ports' bins.
     pub fn flush(&mut self) {
         for c in self.pending.drain(..) {
-            let bins = &mut self.ports[c.gid as usize];
-            if bins.is_empty() {
-                *bins = alloc_bins();
+            let k = &mut self.slot[c.gid as usize];
+            if *k == 0 {
+                self.bins.push(alloc_bins());
+                *k = self.bins.len() as u32;
             }
-            bins[c.bin as usize] += c.ps;
+            self.bins[*k as usize - 1][c.bin as usize] += c.ps;
         }
     }
 
@@ -156,7 +180,7 @@ impl QueueHists {
     pub fn rows(&self, gid: EgressId, end: SimTime) -> Vec<(u64, u64, u64)> {
         let window = end.ps().saturating_sub(self.start.ps());
         let mut ps = vec![0u64; BINS];
-        for (a, b) in ps.iter_mut().zip(self.ports[gid.idx()].iter()) {
+        for (a, b) in ps.iter_mut().zip(self.of(gid).unwrap_or_default()) {
             *a += b;
         }
         for c in self.pending.iter().filter(|c| c.gid == gid.0) {

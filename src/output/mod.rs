@@ -261,6 +261,9 @@ pub struct Recorder {
     /// Completed flows go to the files only, not into `fct` (memory flat in
     /// run length); their slowdowns are kept for the summary.
     stream_fct: bool,
+    /// An MPI rank other than 0 (set by [`Recorder::configure`]): it writes
+    /// nothing and returns nothing, so it keeps no flow's record.
+    mirror: bool,
     /// Every completed flow's slowdown (summary percentiles): 8 bytes a flow.
     slowdowns: Vec<f64>,
     keep_samples: bool,
@@ -304,6 +307,7 @@ impl Recorder {
             pfc_file: None,
             fct: Vec::new(),
             stream_fct: false,
+            mirror: false,
             slowdowns: Vec::new(),
             keep_samples,
             observers: Vec::new(),
@@ -349,6 +353,7 @@ impl Recorder {
         };
         self.observers = observers::build_all(&setup)?;
         self.collectives = cfg.programs.cloned().map(collectives::CollectiveLog::new);
+        self.mirror = mirror;
         if mirror {
             self.configure_hists(&cfg, n_egress, &watched);
             self.watched = watched;
@@ -552,7 +557,7 @@ impl Recorder {
     }
 
     pub fn flow_done(&mut self, r: FctRecord) {
-        if self.ledger.is_over() {
+        if self.ledger.is_over() || self.mirror {
             return;
         }
         // On a fabric whose servers have several NICs, the files name the

@@ -113,18 +113,43 @@ struct StormAcc {
     paused_ps: u64,
 }
 
+/// One egress port's diagnostics, per class: its counters, the (root, hop)
+/// of the pause in force, and its storm window being accumulated.
+#[derive(Clone, Copy, Debug, Default)]
+struct PortDiag {
+    counters: [Counters; CLASSES],
+    origin: [(u32, u8); CLASSES],
+    storm: [StormAcc; CLASSES],
+}
+
+/// [`PfcDiag::port_of`] of a port without state.
+const NO_PORT: u32 = u32::MAX;
+
+/// What [`PfcDiag::counters`] gives for a port without state.
+const ZERO: Counters = Counters {
+    pause_rx: 0,
+    resume_rx: 0,
+    expire: 0,
+    pause_tx: 0,
+    resume_tx: 0,
+    predictive_tx: 0,
+    storm_windows: 0,
+};
+
 /// Per-run PFC diagnostics state.
 pub struct PfcDiag {
     pub cfg: DiagConfig,
-    /// Per egress id and class.
-    counters: Vec<[Counters; CLASSES]>,
-    /// Per egress id and class: (root, hop) of the pause in force.
-    origin: Vec<[(u32, u8); CLASSES]>,
+    /// Per egress id: its number in `ports`, or [`NO_PORT`] while no PFC
+    /// event touched it (4 bytes an egress; most ports of a large fabric
+    /// never see a pause).
+    port_of: Vec<u32>,
+    /// The state of the egress ports that saw a PFC event, in the order
+    /// they first did.
+    ports: Vec<PortDiag>,
     /// Deepest hop reached per root pause.
     root_depth: Vec<u8>,
     /// Pauses sent per hop (index = hop).
     by_hop: Vec<u64>,
-    storm: Vec<[StormAcc; CLASSES]>,
     storms: Vec<(EgressId, u8, u64, u64)>,
     storm_windows: u64,
     /// Per egress id of a switch port (= that port's ingress): flows entering
@@ -149,11 +174,10 @@ const MAX_STORMS_LISTED: usize = 1000;
 impl PfcDiag {
     pub fn new(cfg: DiagConfig, egresses: usize, flows: usize) -> PfcDiag {
         PfcDiag {
-            counters: vec![[Counters::default(); CLASSES]; egresses],
-            origin: vec![[(0, 0); CLASSES]; egresses],
+            port_of: vec![NO_PORT; egresses],
+            ports: Vec::new(),
             root_depth: Vec::new(),
             by_hop: Vec::new(),
-            storm: vec![[StormAcc::default(); CLASSES]; egresses],
             storms: Vec::new(),
             storm_windows: 0,
             by_ingress: if cfg.victims {
@@ -170,7 +194,35 @@ impl PfcDiag {
     }
 
     pub fn counters(&self, gid: EgressId, class: u8) -> &Counters {
-        &self.counters[gid.idx()][class as usize]
+        match self.port_of[gid.idx()] {
+            NO_PORT => &ZERO,
+            k => &self.ports[k as usize].counters[class as usize],
+        }
+    }
+
+    /// The egress ports with any counter, in egress id order.
+    pub fn counted(&self) -> impl Iterator<Item = EgressId> + '_ {
+        (self.port_of.iter().enumerate())
+            .filter(|&(_, &k)| k != NO_PORT)
+            .map(|(g, _)| EgressId::from_idx(g))
+    }
+
+    /// Egress `gid`'s state, made when first needed.
+    fn port(&mut self, gid: EgressId) -> &mut PortDiag {
+        let k = &mut self.port_of[gid.idx()];
+        if *k == NO_PORT {
+            *k = self.ports.len() as u32;
+            self.ports.push(PortDiag::default());
+        }
+        &mut self.ports[*k as usize]
+    }
+
+    /// Egress `gid`'s (root, hop) of the pause in force on `class`.
+    fn origin(&self, gid: EgressId, class: u8) -> (u32, u8) {
+        match self.port_of[gid.idx()] {
+            NO_PORT => (0, 0),
+            k => self.ports[k as usize].origin[class as usize],
+        }
     }
 
     /// A pause leaves switch port `gid` because of egress `cause` (`None`:
@@ -182,7 +234,7 @@ impl PfcDiag {
         predictive: bool,
         cause: Option<(EgressId, u8)>,
     ) -> (u32, u8) {
-        let c = &mut self.counters[gid.idx()][class as usize];
+        let c = &mut self.port(gid).counters[class as usize];
         if predictive {
             c.predictive_tx += 1;
         } else {
@@ -190,7 +242,7 @@ impl PfcDiag {
         }
         let (root, hop) = match cause {
             Some((g, cl)) => {
-                let (root, hop) = self.origin[g.idx()][cl as usize];
+                let (root, hop) = self.origin(g, cl);
                 (root, hop.saturating_add(1))
             }
             None => {
@@ -209,18 +261,20 @@ impl PfcDiag {
 
     /// A timed pause was sent again before it lapsed.
     pub fn refresh_sent(&mut self, gid: EgressId, class: u8) {
-        self.counters[gid.idx()][class as usize].pause_tx += 1;
+        self.port(gid).counters[class as usize].pause_tx += 1;
     }
 
     pub fn resume_sent(&mut self, gid: EgressId, class: u8) {
-        self.counters[gid.idx()][class as usize].resume_tx += 1;
+        self.port(gid).counters[class as usize].resume_tx += 1;
     }
 
     /// A PAUSE reached egress `gid`, carrying (root, hop).
     pub fn pause_received(&mut self, gid: EgressId, class: u8, root: u32, hop: u8) {
-        self.counters[gid.idx()][class as usize].pause_rx += 1;
-        if (root as usize) < self.root_depth.len() {
-            self.origin[gid.idx()][class as usize] = (root, hop);
+        let known = (root as usize) < self.root_depth.len();
+        let p = self.port(gid);
+        p.counters[class as usize].pause_rx += 1;
+        if known {
+            p.origin[class as usize] = (root, hop);
         }
     }
 
@@ -234,7 +288,7 @@ impl PfcDiag {
         now: SimTime,
         expired: bool,
     ) {
-        let c = &mut self.counters[gid.idx()][class as usize];
+        let c = &mut self.port(gid).counters[class as usize];
         if expired {
             c.expire += 1;
         } else {
@@ -253,38 +307,39 @@ impl PfcDiag {
         while t < end {
             let win = t / w;
             let upto = end.min((win + 1) * w);
-            let acc = self.storm[gid.idx()][class as usize];
+            let acc = self.port(gid).storm[class as usize];
             if acc.window != win {
                 self.flush_window(gid, class);
-                self.storm[gid.idx()][class as usize] = StormAcc {
+                self.port(gid).storm[class as usize] = StormAcc {
                     window: win,
                     paused_ps: 0,
                 };
             }
-            self.storm[gid.idx()][class as usize].paused_ps += upto - t;
+            self.port(gid).storm[class as usize].paused_ps += upto - t;
             t = upto;
         }
     }
 
     fn flush_window(&mut self, gid: EgressId, class: u8) {
-        let acc = self.storm[gid.idx()][class as usize];
-        let w = self.cfg.storm_window.ps();
-        if acc.paused_ps as f64 > self.cfg.storm_fraction * w as f64 {
+        let (w, fraction) = (self.cfg.storm_window.ps(), self.cfg.storm_fraction);
+        let p = self.port(gid);
+        let acc = p.storm[class as usize];
+        p.storm[class as usize].paused_ps = 0;
+        if acc.paused_ps as f64 > fraction * w as f64 {
+            p.counters[class as usize].storm_windows += 1;
             self.storm_windows += 1;
-            self.counters[gid.idx()][class as usize].storm_windows += 1;
             if self.storms.len() < MAX_STORMS_LISTED {
                 self.storms.push((gid, class, acc.window, acc.paused_ps));
             }
         }
-        self.storm[gid.idx()][class as usize].paused_ps = 0;
     }
 
-    /// Closes every storm window (end of run).
+    /// Closes every storm window (end of run), in egress id order.
     pub fn flush_storms(&mut self) {
-        for g in 0..self.storm.len() {
-            let gid = EgressId::from_idx(g);
+        let ports: Vec<EgressId> = self.counted().collect();
+        for gid in ports {
             for c in 0..CLASSES as u8 {
-                if self.storm[g][c as usize].paused_ps > 0 {
+                if self.port(gid).storm[c as usize].paused_ps > 0 {
                     self.flush_window(gid, c);
                 }
             }

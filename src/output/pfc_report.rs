@@ -20,8 +20,9 @@ pub struct PortPauses {
     pub paused: [Delta; CLASSES],
 }
 
-/// The two files; `ports` is indexed by egress id, `flow_ends(fid)` gives a
-/// flow's (src, dst) node ids.
+/// The two files; `ports` holds every egress port with a PFC counter or
+/// paused time, in egress id order (the others have no row), `flow_ends(fid)`
+/// gives a flow's (src, dst) node ids.
 pub fn render(
     diag: &PfcDiag,
     stats: &Stats,
@@ -29,11 +30,8 @@ pub fn render(
     flow_ends: impl Fn(FlowId) -> (NodeId, NodeId),
 ) -> Vec<(&'static str, Vec<u8>)> {
     assert!(
-        ports
-            .iter()
-            .enumerate()
-            .all(|(i, p)| p.gid == EgressId::from_idx(i)),
-        "ports are indexed by egress id"
+        ports.windows(2).all(|w| w[0].gid < w[1].gid),
+        "ports are in egress id order"
     );
     let mut order: Vec<&PortPauses> = ports.iter().collect();
     order.sort_by_key(|p| (p.node, p.port));
@@ -101,7 +99,8 @@ pub fn render(
                 .storm_list()
                 .iter()
                 .map(|&(gid, c, win, ps)| {
-                    let p = &ports[gid.idx()];
+                    let k = ports.binary_search_by_key(&gid, |p| p.gid);
+                    let p = &ports[k.expect("a storm window's port was paused")];
                     StormWindow {
                         node: p.node.0,
                         port: p.port,

@@ -38,7 +38,10 @@ impl Sim {
         let n_parts = rank_count.unwrap_or_else(|| opts.threads.unwrap_or(cfg.threads).max(1));
         let grid = lookahead(&cfg, n_parts)?;
         let node_part = placement::assign(&cfg.topo, n_parts);
-        let nodes = Nodes::build(&cfg, seed, n_parts, &node_part);
+        // On MPI ranks a rank builds only its own partition's nodes: ranks
+        // divide the fabric's memory, not only its events.
+        let mine = ranks.as_ref().map(|r| r.rank() as u16);
+        let nodes = Nodes::build(&cfg, seed, n_parts, &node_part, mine);
         let path_model = PathModel::new(&cfg);
         let (base_rtt, max_bdp) = (path_model.base_rtt(), path_model.max_bdp());
         let flows = flow_infos(&cfg, seed, &path_model, &nodes.slots);
@@ -98,7 +101,8 @@ impl Sim {
         nic_cfg.handover_base = handover.then_some(n_egress as u32);
         nic_cfg.last = opts.limits.last_handled(cfg.stop);
         let n_links = link_dst.len();
-        let (parts, place) = place_nodes(&cfg, n_parts, n_links, &node_part, nics_of, switches);
+        let (parts, place) =
+            place_nodes(&cfg, n_parts, n_links, mine, &node_part, nics_of, switches);
         let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
         nic_cfg.note_paths = note_paths;
         let engine = Engine {
@@ -162,8 +166,17 @@ impl Nodes {
     /// The switches and NICs of `cfg` under run seed `seed`, each NIC built
     /// into its partition's list (`node_part`): a NIC is over a kilobyte, and
     /// a list of all of them moved over later would be a second copy of every
-    /// one at the peak (40 MB on a 32,768-host fat-tree).
-    fn build(cfg: &RunConfig, seed: u64, n_parts: usize, node_part: &[u16]) -> Nodes {
+    /// one at the peak (40 MB on a 32,768-host fat-tree). With `mine` (an MPI
+    /// rank), only that partition's nodes are built; every node's ports still
+    /// get their egress ids, which are the same on every rank.
+    fn build(
+        cfg: &RunConfig,
+        seed: u64,
+        n_parts: usize,
+        node_part: &[u16],
+        mine: Option<u16>,
+    ) -> Nodes {
+        let built = |node: NodeId| mine.is_none_or(|m| node_part[node.idx()] == m);
         let topo = &cfg.topo;
         let mut egress_owner = Vec::new();
         let mut egress_base = vec![0u32; topo.spec.kinds.len()];
@@ -175,12 +188,15 @@ impl Nodes {
             EgressId::from_idx(egress_owner.len() - 1)
         };
         let plan = switch_plan(cfg);
-        let switches: Vec<Switch> = (topo.switches.iter().enumerate())
-            .map(|(si, &node)| {
-                let (idx, infos) = (SwitchIdx::from_idx(si), &topo.ports[node.idx()]);
-                Switch::new(&plan, idx, node, infos, seed, &mut gid_of)
-            })
-            .collect();
+        let mut switches = Vec::new();
+        for (si, &node) in topo.switches.iter().enumerate() {
+            let (idx, infos) = (SwitchIdx::from_idx(si), &topo.ports[node.idx()]);
+            if built(node) {
+                switches.push(Switch::new(&plan, idx, node, infos, seed, &mut gid_of));
+            } else {
+                (0..infos.len()).for_each(|pi| _ = gid_of(node, pi));
+            }
+        }
         // Each NIC's timed starts, in start order; flows a program starts
         // have a sending slot but no timed start.
         let mut starts = vec![Vec::new(); topo.hosts.len()];
@@ -200,11 +216,15 @@ impl Nodes {
             })
             .collect();
         let mut hosts_in = vec![0usize; n_parts];
-        for &node in &topo.hosts {
+        for &node in topo.hosts.iter().filter(|&&n| built(n)) {
             hosts_in[node_part[node.idx()] as usize] += 1;
         }
         let mut nics_of: Vec<Vec<Nic>> = hosts_in.iter().map(|&n| Vec::with_capacity(n)).collect();
         for (hi, &node) in topo.hosts.iter().enumerate() {
+            if !built(node) {
+                gid_of(node, 0);
+                continue;
+            }
             let rng = |salt: u64| {
                 ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
             };
@@ -286,19 +306,33 @@ fn flow_infos(
 }
 
 /// The partitions with their nodes, in node id order, and each node's place
-/// in its partition.
+/// in its partition. With `mine` (an MPI rank) the other partitions are
+/// empty, without link rings: a node that is not built has no place (a
+/// slot past the end of its partition's empty list).
 fn place_nodes(
     cfg: &RunConfig,
     n_parts: usize,
     n_links: usize,
+    mine: Option<u16>,
     node_part: &[u16],
     nics_of: Vec<Vec<Nic>>,
     switches: Vec<Switch>,
 ) -> (Vec<Part>, Vec<Slot>) {
     let mut parts: Vec<Part> = (0..n_parts)
-        .map(|i| Part::new(i as u16, n_parts, n_links, Journal::default()))
+        .map(|i| {
+            let links = match mine {
+                Some(m) if m as usize != i => 0,
+                _ => n_links,
+            };
+            Part::new(i as u16, n_parts, links, Journal::default())
+        })
         .collect();
-    let mut place = vec![Slot::Host(0); cfg.topo.spec.kinds.len()];
+    let mut place: Vec<Slot> = (0..cfg.topo.spec.kinds.len())
+        .map(|n| match cfg.topo.is_host(NodeId::from_idx(n)) {
+            true => Slot::Host(u32::MAX),
+            false => Slot::Switch(u32::MAX),
+        })
+        .collect();
     for (p, nics) in parts.iter_mut().zip(nics_of) {
         for (l, nic) in nics.iter().enumerate() {
             place[nic.node.idx()] = Slot::Host(l as u32);
@@ -391,3 +425,7 @@ pub(crate) fn switch_plan(cfg: &RunConfig) -> SwitchPlan<'_> {
             .then_some(&cfg.topo.levels[..]),
     }
 }
+
+#[cfg(test)]
+#[path = "build_tests.rs"]
+mod tests;

@@ -124,16 +124,11 @@ impl Part {
     }
 }
 
-/// Every egress port's end state, by egress id, from the partitions' ends.
-pub(crate) fn egress_table(ends: &[PartEnd], n_egress: usize) -> Vec<EgressEnd> {
-    let mut t: Vec<EgressEnd> = (0..n_egress)
-        .map(|g| EgressEnd {
-            gid: EgressId::from_idx(g),
-            ..EgressEnd::default()
-        })
-        .collect();
-    for e in ends.iter().flat_map(|p| &p.egress) {
-        t[e.gid.idx()] = *e;
-    }
+/// The end state of every egress port that was ever paused, in egress id
+/// order, from the partitions' ends (the others were never paused: a table of
+/// every port would be 100 bytes a port on every rank).
+pub(crate) fn ever_paused(ends: &[PartEnd]) -> Vec<EgressEnd> {
+    let mut t: Vec<EgressEnd> = ends.iter().flat_map(|p| p.egress.iter().copied()).collect();
+    t.sort_unstable_by_key(|e| e.gid);
     t
 }

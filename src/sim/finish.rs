@@ -104,8 +104,7 @@ impl Sim {
         wall_seconds: f64,
         mut ends: Vec<PartEnd>,
     ) -> Result<RunOutputs, Error> {
-        let n_egress = self.sh.egress_owner.len();
-        let egress = ends::egress_table(&ends, n_egress);
+        let egress = ends::ever_paused(&ends);
         self.close_pfc_diagnostics(end, &egress);
         let mut queue_hists: Vec<_> = ends.iter_mut().map(|e| e.queue_hist.take()).collect();
         let delays: Vec<_> = ends.iter_mut().map(|e| e.latency.take()).collect();
@@ -114,13 +113,15 @@ impl Sim {
             sh.node_part[sh.egress_owner[gid.idx()].0.idx()] as usize
         });
         // Close the queue histograms at the end of the run.
-        let mut queued = vec![(0u64, SimTime::ZERO); n_egress];
-        for &(gid, bytes, since) in ends.iter().flat_map(|e| &e.queued) {
-            queued[gid.idx()] = (bytes, since);
-        }
+        // The ports not empty at the end, by egress id; the others hold 0.
+        let mut queued: Vec<_> = ends.iter().flat_map(|e| e.queued.iter().copied()).collect();
+        queued.sort_unstable_by_key(|q| q.0);
         for i in 0..self.rec.watched().len() {
             let gid = self.rec.watched()[i].gid;
-            let (bytes, since) = queued[gid.idx()];
+            let (bytes, since) = match queued.binary_search_by_key(&gid, |q| q.0) {
+                Ok(k) => (queued[k].1, queued[k].2),
+                Err(_) => (0, SimTime::ZERO),
+            };
             self.rec.queue_close(gid, since, end, bytes);
         }
         let paused: Delta = egress

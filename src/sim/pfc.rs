@@ -296,8 +296,8 @@ impl Sim {
         )))
     }
 
-    /// Closes open pause intervals for the storm windows (`egress`: every
-    /// egress port's end state, by id).
+    /// Closes open pause intervals for the storm windows (`egress`: the end
+    /// state of every port ever paused).
     pub(super) fn close_pfc_diagnostics(&mut self, end: SimTime, egress: &[EgressEnd]) {
         for e in egress {
             for c in 0..CLASSES as u8 {
@@ -322,23 +322,31 @@ impl Sim {
     /// `pfc_ports.csv` and `pfc_diagnostics.json`, rendered by the recorder from
     /// each port's paused time and the flows' ends.
     /// `stats` are the run's totals (summed over the partitions), `egress`
-    /// every egress port's end state.
+    /// the end state of every port ever paused, in egress id order.
     pub(super) fn pfc_files(
         &self,
         end: SimTime,
         stats: &Stats,
         egress: &[EgressEnd],
     ) -> Vec<(&'static str, Vec<u8>)> {
-        let ports: Vec<PortPauses> = egress
-            .iter()
-            .map(|e| {
-                let (node, port) = self.sh.egress_owner[e.gid.idx()];
+        // The ports with a counter or paused time, in egress id order.
+        let mut gids: Vec<EgressId> = (self.diag.counted())
+            .chain(egress.iter().map(|e| e.gid))
+            .collect();
+        gids.sort_unstable();
+        gids.dedup();
+        let ports: Vec<PortPauses> = gids
+            .into_iter()
+            .map(|gid| {
+                let (node, port) = self.sh.egress_owner[gid.idx()];
                 let mut paused = [Delta::ZERO; CLASSES];
-                for (c, p) in paused.iter_mut().enumerate() {
-                    *p = e.paused(c, end);
+                if let Ok(k) = egress.binary_search_by_key(&gid, |e| e.gid) {
+                    for (c, p) in paused.iter_mut().enumerate() {
+                        *p = egress[k].paused(c, end);
+                    }
                 }
                 PortPauses {
-                    gid: e.gid,
+                    gid,
                     node,
                     port,
                     paused,
