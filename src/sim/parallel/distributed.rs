@@ -6,7 +6,9 @@
 //! files. What the dispatcher reads from nodes it gathers: each rank gives
 //! the values of its own nodes (port queues for the samplers, pause state for
 //! the deadlock search, the partitions' ends), summed or concatenated over
-//! the ranks. The outputs are byte-identical to a run on one thread.
+//! the ranks. A rank builds only its own partition's nodes (src/sim/build.rs):
+//! the other partitions are empty on it, so nothing here may read them. The
+//! outputs are byte-identical to a run on one thread.
 
 use super::ranks::{Ranks, encode_into, take};
 use super::run::{Partitions, Survey};
