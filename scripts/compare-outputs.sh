@@ -10,6 +10,9 @@
 # NEW_PREFIX="mpirun --oversubscribe -np 2" NEW_ARGS=--mpi compares MPI ranks.
 # ONLY (environment), an extended regular expression, keeps the cases whose
 # name matches it, e.g. ONLY='^ns3-' for the imported ns-3 reference runs.
+# REF_FROM (environment), the WORK_DIR of an earlier comparison with the same
+# REF_BIN: its reference runs (and imported scenarios) are used instead of
+# running REF_BIN again.
 # SAME_EVENTS=0 (environment) leaves out summary.json's count of events
 # handled, for a change that skips events that do nothing.
 # Exit 0 when every file is identical, 1 otherwise (the differing files are listed).
@@ -19,6 +22,9 @@ new=$2
 work=${3:-$(mktemp -d)}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$work/scen"
+# Where the reference runs and the imported scenarios are (or go).
+from=${REF_FROM:-$work}
+refs=$from/ref
 
 cases=()
 for f in "$root"/scenarios/*.toml; do
@@ -37,8 +43,8 @@ cases+=("ai-ring64|$root/scenarios/ai/ring-allreduce-64.toml|--set 'workload.col
 # The HPCC ns-3 simulator's reference runs, imported.
 for c in "$root"/data/ns3-reference/*/config.txt; do
     name=$(basename "$(dirname "$c")")
-    "$ref" import-ns3 "$c" --out "$work/scen/$name.toml" 2>/dev/null
-    cases+=("ns3-$name|$work/scen/$name.toml|--fct-format ns3")
+    [ -z "${REF_FROM:-}" ] && "$ref" import-ns3 "$c" --out "$from/scen/$name.toml" 2>/dev/null
+    cases+=("ns3-$name|$from/scen/$name.toml|--fct-format ns3")
 done
 
 # timing.json measures the machine; older binaries kept its keys in summary.json.
@@ -58,19 +64,20 @@ for c in "${cases[@]}"; do
     fi
     ran=$((ran + 1))
     for side in ref new; do
+        [ $side = ref ] && [ -n "${REF_FROM:-}" ] && continue
         bin=$ref; more=""; prefix=""
         [ $side = new ] && bin=$new && more=${NEW_ARGS:-} && prefix=${NEW_PREFIX:-}
         rm -rf "$work/$side/$name"
         eval "$prefix \"$bin\" run \"$file\" --out \"$work/$side/$name\" -q $extra $more" >"$work/$side-$name.log" 2>&1
         echo $? >"$work/$side/$name.rc" 2>/dev/null || { mkdir -p "$work/$side"; echo $? >"$work/$side/$name.rc"; }
     done
-    if ! cmp -s "$work/ref/$name.rc" "$work/new/$name.rc"; then
-        echo "DIFF $name: exit codes $(cat "$work/ref/$name.rc") vs $(cat "$work/new/$name.rc")"
+    if ! cmp -s "$refs/$name.rc" "$work/new/$name.rc"; then
+        echo "DIFF $name: exit codes $(cat "$refs/$name.rc") vs $(cat "$work/new/$name.rc")"
         fail=1
         continue
     fi
-    for f in $(cd "$work/ref/$name" 2>/dev/null && find . -type f | sort); do
-        a="$work/ref/$name/$f"
+    for f in $(cd "$refs/$name" 2>/dev/null && find . -type f | sort); do
+        a="$refs/$name/$f"
         b="$work/new/$name/$f"
         if [ "$(basename "$f")" = timing.json ]; then
             continue
@@ -81,7 +88,7 @@ for c in "${cases[@]}"; do
             fail=1
         fi
     done
-    extra_files=$(diff <(cd "$work/ref/$name" 2>/dev/null && find . -type f ! -name timing.json | sort) <(cd "$work/new/$name" 2>/dev/null && find . -type f ! -name timing.json | sort))
+    extra_files=$(diff <(cd "$refs/$name" 2>/dev/null && find . -type f ! -name timing.json | sort) <(cd "$work/new/$name" 2>/dev/null && find . -type f ! -name timing.json | sort))
     if [ -n "$extra_files" ]; then echo "DIFF $name: file lists differ: $extra_files"; fail=1; fi
 done
 if [ $ran = 0 ]; then

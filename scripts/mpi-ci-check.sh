@@ -7,6 +7,8 @@
 #   - the fat-tree, the deadlock ring, three AI jobs and the all-recorder fat-tree on 4 ranks
 #     (oversubscribed: this machine has 2 cores).
 # Usage: scripts/mpi-ci-check.sh REF_BIN WORK_DIR
+# REF_FROM (environment): an earlier scripts/compare-outputs.sh WORK_DIR with
+# REF_BIN whose sequential runs the 2-rank comparison uses.
 set -euo pipefail
 ref=$1
 work=$2
@@ -19,8 +21,8 @@ if ! command -v mpirun >/dev/null || ! dpkg -s libclang-dev libopenmpi-dev >/dev
 fi
 cd "$root"
 cargo clippy --all-targets --features mpi --target-dir target/mpi -- -D warnings
-# The unit tests of the MPI-only modules (the packet wire format).
-cargo test --release --features mpi --target-dir target/mpi --lib sim::parallel::wire
+# The packet wire format's tests run in every build's `cargo test`
+# (src/sim/parallel/wire.rs is built without MPI too).
 cargo build --release --features mpi --target-dir target/mpi
 bin=target/mpi/release/rocesim
 # OpenMPI refuses root unless told; CI containers run as root.

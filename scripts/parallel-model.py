@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predicts a parallel run's wall time on more cores (docs/parallel.md).
 
-Usage: parallel-model.py MEASURED_2T.json SYNC_2T.json COUNTS.json...
+Usage: parallel-model.py [--flat] MEASURED_2T.json SYNC_2T.json COUNTS.json...
 
 MEASURED_2T.json: timing.json of the scenario run on 2 threads, on a machine
 with a core per thread. It gives the costs:
@@ -12,15 +12,19 @@ with a core per thread. It gives the costs:
        synchronisation
   d    seconds per event of the one-at-a-time drain
 SYNC_2T.json: timing.json of a 2-thread run without samplers; its per-window
-time outside work and merge is the synchronisation of one worker, sigma. Each
-further worker is assumed to add sigma (a flat barrier: the dispatcher hands a
-window to each worker in turn).
+time outside work and merge is the synchronisation of one hand-over level,
+sigma. The hand-over is a binomial tree (src/sim/parallel/crew.rs): a window
+reaches the last of P partitions after ceil(log2 P) hand-overs and comes back
+through as many, so each further level is assumed to add sigma (--flat: each
+further worker adds sigma, the dispatcher handing a window to each in turn, as
+before the tree).
 COUNTS.json: timing.json of the scenario on P threads, on any machine: its
 counts (events, critical_events = sum over windows of the busiest partition's
 events, crossed_packets, windows, ordered_events) do not depend on the machine.
 
 T(P) = c_w * critical_events(P) + c_x * crossed(P)
-       + windows * (s + (P - 2) * sigma) + d * ordered_events(P)
+       + windows * (s + (L(P) - 1) * sigma) + d * ordered_events(P)
+L(P) = ceil(log2 P) (the tree), or P - 1 (--flat)
 T(1) = c_w * events + d * 0 + windows * (s - sigma)   (the same per-event cost)
 """
 import json
@@ -36,9 +40,16 @@ def outside(e):
     return (e["windowed_seconds"] - e["critical_seconds"] - e["merge_seconds"]) / max(e["windows"], 1)
 
 
+def levels(p, flat):
+    """Hand-overs on a window's way to the last partition."""
+    return p - 1 if flat else (p - 1).bit_length()
+
+
 def main():
-    e = load(sys.argv[1])["engine"]
-    sigma = outside(load(sys.argv[2])["engine"])
+    flat = "--flat" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--flat"]
+    e = load(args[0])["engine"]
+    sigma = outside(load(args[1])["engine"])
     c_w = e["critical_seconds"] / max(e["critical_events"], 1)
     c_x = e["merge_seconds"] / max(e["crossed_packets"], 1)
     s = outside(e)
@@ -48,7 +59,7 @@ def main():
     print(f"{'P':>4} {'events':>11} {'critical':>11} {'balance':>7} {'cross/ev':>8} {'windows':>7} "
           f"{'T pred s':>9} {'speed-up':>8}")
     t1 = None
-    for p in sys.argv[3:]:
+    for p in args[2:]:
         g = load(p)["engine"]
         P = g["threads"]
         events = sum(g["part_events"])
@@ -59,7 +70,7 @@ def main():
             continue
         crit = g["critical_events"]
         t = (c_w * crit + c_x * g["crossed_packets"]
-             + g["windows"] * (s + (P - 2) * sigma) + d * g["ordered_events"])
+             + g["windows"] * (s + (levels(P, flat) - 1) * sigma) + d * g["ordered_events"])
         bal = events / P / crit if crit else 1.0
         cross = g["crossed_packets"] / max(events, 1)
         print(f"{P:>4} {events:>11} {crit:>11} {bal:>7.2f} {cross:>8.3f} {g['windows']:>7} "

@@ -4,7 +4,7 @@
 
 use super::limits;
 use super::parallel::placement;
-use super::part::{HANDOVER_PORT, Part, Slot};
+use super::part::{HANDOVER_PORT, Part, Parts, Slot};
 use super::{RunOptions, Shared, Sim};
 use crate::config::RunConfig;
 use crate::config::nics;
@@ -317,14 +317,14 @@ fn place_nodes(
     node_part: &[u16],
     nics_of: Vec<Vec<Nic>>,
     switches: Vec<Switch>,
-) -> (Vec<Part>, Vec<Slot>) {
-    let mut parts: Vec<Part> = (0..n_parts)
+) -> (Parts, Vec<Slot>) {
+    let mut parts: Parts = (0..n_parts)
         .map(|i| {
             let links = match mine {
                 Some(m) if m as usize != i => 0,
                 _ => n_links,
             };
-            Part::new(i as u16, n_parts, links, Journal::default())
+            Box::new(Part::new(i as u16, n_parts, links, Journal::default()))
         })
         .collect();
     let mut place: Vec<Slot> = (0..cfg.topo.spec.kinds.len())

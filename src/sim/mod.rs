@@ -34,7 +34,7 @@ use crate::output::{Engine, Recorder, RunOutputs};
 use crate::switch::SwitchConfig;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
-use part::{Part, Slot};
+use part::{Parts, Slot};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -161,7 +161,7 @@ impl Shared {
 
 pub struct Sim {
     sh: Arc<Shared>,
-    parts: Vec<Part>,
+    parts: Parts,
     /// The dispatcher's own events: observers' samples and deadlock searches.
     gq: EventQueue<checks::Due>,
     /// The window grid (ps): the smallest link delay.

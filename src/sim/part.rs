@@ -32,6 +32,11 @@ pub(crate) enum Slot {
     Switch(u32),
 }
 
+/// A run's partitions, boxed: a hand-over between threads
+/// (src/sim/parallel/crew.rs) moves a pointer, not the 1.4 KB struct.
+#[allow(clippy::vec_box)]
+pub(crate) type Parts = Vec<Box<Part>>;
+
 pub(crate) struct Part {
     pub id: u16,
     pub q: EventQueue<Packed>,
@@ -301,9 +306,12 @@ impl Part {
         self.fc_frames = frames;
     }
 
-    /// Counts the packets in the outboxes (before they are handed over).
-    pub fn count_crossed(&mut self) {
+    /// Closes a window's outboxes, on the partition's own thread: counts
+    /// their packets as crossed and returns the earliest key among them (the
+    /// earliest arrival they may schedule in the partitions they go to).
+    pub fn seal_outbox(&mut self) -> Option<Key> {
         self.crossed += self.outbox.iter().map(|o| o.len() as u64).sum::<u64>();
+        self.outbox.iter().flatten().map(Transit::key).min()
     }
 }
 

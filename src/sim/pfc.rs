@@ -373,7 +373,7 @@ trait PauseRead {
 
 /// This process's partitions, read where the search goes.
 struct Live<'a> {
-    parts: &'a [Part],
+    parts: &'a [Box<Part>],
     sh: &'a Shared,
 }
 

@@ -16,7 +16,7 @@ use crate::topology::NodeId;
 /// The dispatcher's read-only view of its partitions.
 pub(super) struct Fabric<'a> {
     pub sh: &'a Shared,
-    pub parts: &'a [Part],
+    pub parts: &'a [Box<Part>],
     /// The MPI ranks of a run on them.
     pub ranks: Option<&'a super::parallel::Ranks>,
 }

@@ -14,7 +14,7 @@ use super::ranks::{Ranks, encode_into, take};
 use super::run::{Partitions, Survey};
 use crate::engine::Key;
 use crate::error::{Error, InputError};
-use crate::node::{Progress, Transit};
+use crate::node::Progress;
 use crate::output::journal::Note;
 use crate::sim::part::next_grid;
 use crate::sim::{Ending, Sim};
@@ -243,15 +243,9 @@ impl Sim {
     /// returns every rank's report.
     fn exchange_window(&mut self, r: &Ranks, over: u64) -> Vec<u64> {
         let me = r.rank();
-        let sent_min = self.parts[me]
-            .outbox
-            .iter()
-            .flatten()
-            .map(Transit::key)
-            .min();
+        let sent_min = self.parts[me].seal_outbox();
         let report = self.report(me, sent_min, None, over);
         let p = &mut self.parts[me];
-        p.count_crossed();
         let notes: Vec<(Key, Note)> = p.journal.drain().collect();
         let mut journal = Vec::new();
         encode_into(&notes, &mut journal);

@@ -1,6 +1,7 @@
 //! A run's partitions on threads of this process ([`Partitions`] for the
 //! loop in [`super::run`]): a window runs every partition at once on the
-//! [`crew`], then their outboxes are moved into the inboxes; a turn runs one
+//! [`crew`] (each also finding the earliest arrival it sent), then their
+//! outboxes are moved into the inboxes; a turn runs one
 //! partition an event at a time, handing each packet that crosses to its
 //! partition at once.
 
@@ -63,18 +64,19 @@ impl Partitions for Threads {
 
     fn window(&mut self, sim: &mut Sim, bound: Key) -> Option<Ending> {
         let tw = Instant::now();
-        let counts = self.crew.window(&mut sim.parts, &sim.sh, bound);
+        let ran = self.crew.window(&mut sim.parts, &sim.sh, bound);
         let e = &mut sim.engine;
         e.window_seconds += tw.elapsed().as_secs_f64();
-        e.critical_seconds += counts.iter().map(|c| c.1).fold(0.0, f64::max);
-        e.critical_events += counts.iter().map(|c| c.0).max().unwrap_or(0);
-        for (i, (n, t)) in counts.into_iter().enumerate() {
-            e.window_events += n;
-            e.part_busy_seconds[i] += t;
+        e.critical_seconds += ran.iter().map(|r| r.seconds).fold(0.0, f64::max);
+        e.critical_events += ran.iter().map(|r| r.events).max().unwrap_or(0);
+        for (i, r) in ran.iter().enumerate() {
+            e.window_events += r.events;
+            e.part_busy_seconds[i] += r.seconds;
         }
         e.windows += 1;
         let ts = Instant::now();
-        self.inbox_min = sim.exchange();
+        sim.exchange();
+        self.inbox_min = ran.iter().filter_map(|r| r.sent_min).min();
         sim.apply_journals();
         sim.engine.merge_seconds += ts.elapsed().as_secs_f64();
         sim.row_over_limit(SimTime(bound.0))
@@ -160,20 +162,15 @@ impl Partitions for Threads {
 }
 
 impl Sim {
-    /// Moves each partition's outbox for partition `to` into `to`'s inbox;
-    /// returns the earliest key of an arrival they may schedule.
-    fn exchange(&mut self) -> Option<Key> {
+    /// Moves each partition's outbox for partition `to` into `to`'s inbox
+    /// (the vectors, not their packets: `to` takes them into its links at
+    /// the start of its next window, on its own thread).
+    fn exchange(&mut self) {
         let n = self.parts.len();
-        let mut min: Option<Key> = None;
         for from in 0..n {
-            self.parts[from].count_crossed();
             for to in 0..n {
                 if from == to || self.parts[from].outbox[to].is_empty() {
                     continue;
-                }
-                for t in &self.parts[from].outbox[to] {
-                    let k = t.key();
-                    min = Some(min.map_or(k, |m| m.min(k)));
                 }
                 let out = std::mem::take(&mut self.parts[from].outbox[to]);
                 let old = std::mem::replace(&mut self.parts[to].inbox[from], out);
@@ -181,7 +178,6 @@ impl Sim {
                 self.parts[from].outbox[to] = old;
             }
         }
-        min
     }
 
     /// Delivers partition `i`'s outboxes at once (a turn); returns the
