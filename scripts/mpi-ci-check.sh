@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One run across MPI ranks (docs/parallel.md) gives the same bytes as a run on
 # one thread. Installs OpenMPI and libclang (Debian's packages), builds rocesim
-# with the `mpi` feature into target/mpi, lints it, then compares:
+# with the `mpi` feature (its binary kept in WORK_DIR), lints it, then compares:
 #   - every shipped scenario, the all-recorder runs and the imported ns-3
 #     reference runs on 2 ranks (scripts/compare-outputs.sh);
 #   - the fat-tree, the deadlock ring, three AI jobs and the all-recorder fat-tree on 4 ranks
@@ -20,11 +20,22 @@ if ! command -v mpirun >/dev/null || ! dpkg -s libclang-dev libopenmpi-dev >/dev
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libopenmpi-dev openmpi-bin libclang-dev >/dev/null
 fi
 cd "$root"
-cargo clippy --all-targets --features mpi --target-dir target/mpi -- -D warnings
+mkdir -p "$work"
+# The MPI build shares target/ with the plain one (the dependencies it shares
+# are built once), so it replaces target/release/rocesim: keep REF_BIN aside
+# and put it back after.
+cp "$ref" "$work/rocesim-ref"
+cargo clippy --all-targets --features mpi -- -D warnings
 # The packet wire format's tests run in every build's `cargo test`
 # (src/sim/parallel/wire.rs is built without MPI too).
-cargo build --release --features mpi --target-dir target/mpi
-bin=target/mpi/release/rocesim
+cargo build --release --features mpi
+cp target/release/rocesim "$work/rocesim-mpi"
+# Cargo hard-links target/release/rocesim to its build: unlink before copying
+# back, so that the MPI build itself is left as it is.
+rm -f "$ref"
+cp "$work/rocesim-ref" "$ref"
+ref=$work/rocesim-ref
+bin=$work/rocesim-mpi
 # OpenMPI refuses root unless told; CI containers run as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NEW_PREFIX="mpirun --oversubscribe -np 2" NEW_ARGS=--mpi \
