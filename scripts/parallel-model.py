@@ -18,9 +18,11 @@ reaches the last of P partitions after ceil(log2 P) hand-overs and comes back
 through as many, so each further level is assumed to add sigma (--flat: each
 further worker adds sigma, the dispatcher handing a window to each in turn, as
 before the tree).
-COUNTS.json: timing.json of the scenario on P threads, on any machine: its
-counts (events, critical_events = sum over windows of the busiest partition's
-events, crossed_packets, windows, ordered_events) do not depend on the machine.
+COUNTS.json: timing.json of the scenario on P threads (and any number of
+partitions, run.partitions), on any machine: its counts (events,
+critical_events = sum over windows of how long, in events, the threads took
+to run the window's partitions taking them from the pool, crossed_packets,
+windows, ordered_events) do not depend on the machine.
 
 T(P) = c_w * critical_events(P) + c_x * crossed(P)
        + windows * (s + (L(P) - 1) * sigma) + d * ordered_events(P)
@@ -56,24 +58,26 @@ def main():
     d = e["ordered_seconds"] / max(e["ordered_events"], 1)
     print(f"c_w {c_w * 1e9:.0f} ns/event, c_x {c_x * 1e9:.0f} ns/crossing, "
           f"s {s * 1e6:.1f} us/window, sigma {sigma * 1e6:.1f} us/window/worker, d {d * 1e9:.0f} ns/event")
-    print(f"{'P':>4} {'events':>11} {'critical':>11} {'balance':>7} {'cross/ev':>8} {'windows':>7} "
-          f"{'T pred s':>9} {'speed-up':>8}")
+    print(f"{'P':>4} {'parts':>5} {'events':>11} {'critical':>11} {'balance':>7} {'cross/ev':>8} "
+          f"{'windows':>7} {'T pred s':>9} {'speed-up':>8}")
     t1 = None
     for p in args[2:]:
         g = load(p)["engine"]
         P = g["threads"]
+        parts = len(g["part_events"])
         events = sum(g["part_events"])
         if P == 1:
             t = c_w * events + e["windows"] * max(s - sigma, 0.0)
             t1 = t
-            print(f"{P:>4} {events:>11} {events:>11} {1.0:>7.2f} {0.0:>8.3f} {0:>7} {t:>9.2f} {1.0:>8.2f}")
+            print(f"{P:>4} {parts:>5} {events:>11} {events:>11} {1.0:>7.2f} {0.0:>8.3f} {0:>7} "
+                  f"{t:>9.2f} {1.0:>8.2f}")
             continue
         crit = g["critical_events"]
         t = (c_w * crit + c_x * g["crossed_packets"]
              + g["windows"] * (s + (levels(P, flat) - 1) * sigma) + d * g["ordered_events"])
         bal = events / P / crit if crit else 1.0
         cross = g["crossed_packets"] / max(events, 1)
-        print(f"{P:>4} {events:>11} {crit:>11} {bal:>7.2f} {cross:>8.3f} {g['windows']:>7} "
+        print(f"{P:>4} {parts:>5} {events:>11} {crit:>11} {bal:>7.2f} {cross:>8.3f} {g['windows']:>7} "
               f"{t:>9.2f} {t1 / t if t1 else float('nan'):>8.2f}")
 
 

@@ -229,7 +229,7 @@ fn parallel_columns(s: &crate::output::Summary, first_wall: f64, threads: usize)
     let e = &s.engine;
     let speedup = first_wall / s.wall_seconds.max(1e-9);
     let per_window = if e.windows > 0 {
-        e.window_events as f64 / e.windows as f64 / threads as f64
+        e.window_events as f64 / e.windows as f64 / e.partitions.max(1) as f64
     } else {
         0.0
     };

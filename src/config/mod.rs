@@ -4,6 +4,7 @@
 //! `nic`, [`MmuPlan`] and [`EcnPlan`] in `switch`, `CcKind` in `cc`); this module
 //! holds the aggregate and the settings of the run itself (outputs, diagnostics).
 
+mod balance;
 pub mod nics;
 pub mod paths;
 
@@ -19,6 +20,7 @@ use crate::workload::FlowSpec;
 
 pub use crate::output::pfc_diag::DiagConfig;
 pub use crate::output::plan::{FctFormat, FlowSet, OutputPlan};
+pub use balance::Balance;
 
 /// Everything a run needs, validated.
 #[derive(Clone, Debug)]
@@ -26,8 +28,14 @@ pub struct RunConfig {
     pub name: String,
     pub source: String,
     pub seed: u64,
-    /// Threads (partitions) to run on (`run.threads`); outputs do not depend on it.
+    /// Threads to run on (`run.threads`); outputs do not depend on it.
     pub threads: usize,
+    /// Partitions of the nodes (`run.partitions`), at least one a thread;
+    /// `None`: one a thread. Outputs do not depend on it.
+    pub partitions: Option<usize>,
+    /// What the partitions are balanced by (`run.balance`); outputs do not
+    /// depend on it.
+    pub balance: Balance,
     pub stop: Option<SimTime>,
     pub topo: Topology,
     pub model: ModelConfig,

@@ -27,8 +27,10 @@ pub struct SummaryInput {
 /// run computes.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Engine {
-    /// Partitions, one per thread.
+    /// Threads (or MPI ranks) the partitions ran on.
     pub threads: usize,
+    /// Partitions of the nodes (at least one a thread; one a rank).
+    pub partitions: usize,
     /// Synchronisation windows run in parallel.
     pub windows: u64,
     /// Events handled inside those windows.

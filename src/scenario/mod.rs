@@ -78,6 +78,12 @@ struct RunSection {
     /// Threads (partitions of the nodes) to run on; default 1
     /// (docs/parallel.md). `rocesim run --threads` overrides it.
     threads: Option<usize>,
+    /// Partitions of the nodes, at least one a thread (default: one a
+    /// thread); the threads share them out window by window.
+    partitions: Option<usize>,
+    /// What partitions are balanced by: "traffic" (default) or "hosts".
+    #[serde(default)]
+    balance: crate::config::Balance,
 }
 
 fn default_seed() -> u64 {

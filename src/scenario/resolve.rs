@@ -66,9 +66,12 @@ pub(super) fn resolve(loaded: &Loaded) -> Result<RunConfig, InputError> {
     let output = output::resolve(&f.output, offset, &topo, flows.len(), &cx)?;
     let stop = check_stop(f.stop, &cx)?;
     let threads = threads(&f.run, &cx)?;
+    let partitions = partitions(&f.run, &cx)?;
     Ok(RunConfig {
         name: f.name.clone().unwrap_or_else(|| loaded.stem.clone()),
         threads,
+        partitions,
+        balance: f.run.balance,
         source: loaded.source.clone(),
         seed: f.seed,
         stop,
@@ -134,4 +137,19 @@ fn threads(run: &RunSection, cx: &Ctx) -> Result<usize, InputError> {
         ));
     }
     Ok(threads)
+}
+
+/// `[run]`'s partition count, if given: 1 to [`crate::limits::MAX_THREADS`].
+fn partitions(run: &RunSection, cx: &Ctx) -> Result<Option<usize>, InputError> {
+    match run.partitions {
+        Some(p) if !(1..=crate::limits::MAX_THREADS).contains(&p) => Err(cx.err(
+            "run.partitions",
+            format!(
+                "{p} is not a partition count; give 1 to {} (at least run.threads; or omit it \
+                 for one a thread)",
+                crate::limits::MAX_THREADS
+            ),
+        )),
+        p => Ok(p),
+    }
 }

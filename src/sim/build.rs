@@ -35,9 +35,12 @@ impl Sim {
         let seed = opts.seed.unwrap_or(cfg.seed);
         let ranks = super::parallel::join(opts)?;
         let rank_count = ranks.as_ref().map(|r| r.size());
-        let n_parts = rank_count.unwrap_or_else(|| opts.threads.unwrap_or(cfg.threads).max(1));
+        let threads = opts.threads.unwrap_or(cfg.threads).max(1);
+        // More partitions than threads: the threads share them out window by
+        // window (crate::sim::parallel::crew). Never fewer.
+        let n_parts = rank_count.unwrap_or_else(|| cfg.partitions.unwrap_or(1).max(threads));
         let grid = lookahead(&cfg, n_parts)?;
-        let node_part = placement::assign(&cfg.topo, n_parts);
+        let node_part = placement::for_run(&cfg, n_parts);
         // On MPI ranks a rank builds only its own partition's nodes: ranks
         // divide the fabric's memory, not only its events.
         let mine = ranks.as_ref().map(|r| r.rank() as u16);
@@ -106,7 +109,8 @@ impl Sim {
         let note_paths = cfg.diag.victims && cfg.flowctl.enabled;
         nic_cfg.note_paths = note_paths;
         let engine = Engine {
-            threads: n_parts,
+            threads: rank_count.unwrap_or(threads.min(n_parts)),
+            partitions: n_parts,
             lookahead_ns: grid as f64 / 1e3,
             ..Engine::default()
         };

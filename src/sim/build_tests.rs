@@ -10,7 +10,7 @@ fn a_rank_builds_only_its_partitions_nodes_with_the_same_egress_ids() {
                 host_rate = \"100Gbps\"\ndelay = \"1us\"\n[[workload.poisson]]\n\
                 cdf = \"web-search\"\nload = 0.3\nduration = \"20us\"\n";
     let cfg = crate::testkit::scenario(text);
-    let node_part = placement::assign(&cfg.topo, 2);
+    let node_part = placement::for_run(&cfg, 2);
     let all = Nodes::build(&cfg, 1, 2, &node_part, None);
     let one = Nodes::build(&cfg, 1, 2, &node_part, Some(1));
     assert_eq!(all.egress_owner, one.egress_owner);

@@ -310,3 +310,22 @@ fn spraying_is_refused_with_hpcc_expresspass_go_back_0_and_victim_tracking() {
         assert_one_line(&err, needles);
     }
 }
+
+#[test]
+fn a_bad_partition_count_or_balance_names_the_key_and_what_is_valid() {
+    for (set, needles) in [
+        ("run.partitions=0", &["run.partitions", "1 to 256"][..]),
+        (
+            "run.partitions=300",
+            &["run.partitions", "300", "1 to 256"][..],
+        ),
+        (
+            "run.balance=\"events\"",
+            &["run.balance", "events", "`hosts`", "`traffic`"][..],
+        ),
+    ] {
+        let (code, err) = run_bad("partitions", GOOD, &["--set", set]);
+        assert_eq!(code, 2, "{set}: {err}");
+        assert_one_line(&err, needles);
+    }
+}

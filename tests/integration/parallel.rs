@@ -1,5 +1,6 @@
 //! Parallel runs (docs/parallel.md): every output file is byte-identical for
-//! 1, 2, 3, 4 and 8 threads, for each congestion control, flow control and
+//! 1, 2, 3, 4 and 8 threads, and for 3 threads sharing 7 partitions balanced
+//! by hosts, for each congestion control, flow control and
 //! loss recovery mode, on fabrics, incasts, a lossy run and the deadlock ring;
 //! the parallel phase really runs (windows, packets crossing partitions); a
 //! zero-delay link refuses more than one thread.
@@ -8,7 +9,16 @@ use crate::common::{output_files as files, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const THREADS: [usize; 5] = [1, 2, 3, 4, 8];
+/// (threads, partitions and what they are balanced by, when not one a
+/// thread by traffic).
+const RUNS: [(usize, Option<(usize, &str)>); 6] = [
+    (1, None),
+    (2, None),
+    (3, None),
+    (4, None),
+    (8, None),
+    (3, Some((7, "hosts"))),
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -16,12 +26,34 @@ fn root() -> PathBuf {
 
 /// Runs `scenario` with `args` on `threads` threads into `out`; the exit code.
 fn run(scenario: &Path, args: &[&str], threads: usize, out: &Path) -> (i32, String) {
+    run_parts(scenario, args, threads, None, out)
+}
+
+/// [`run`] with `partitions` balanced by what it says.
+fn run_parts(
+    scenario: &Path,
+    args: &[&str],
+    threads: usize,
+    partitions: Option<(usize, &str)>,
+    out: &Path,
+) -> (i32, String) {
+    let parts = partitions
+        .map(|(n, by)| {
+            vec![
+                "--set".to_string(),
+                format!("run.partitions={n}"),
+                "--set".to_string(),
+                format!("run.balance=\"{by}\""),
+            ]
+        })
+        .unwrap_or_default();
     let o = Command::new(env!("CARGO_BIN_EXE_rocesim"))
         .arg("run")
         .arg(scenario)
         .arg("--out")
         .arg(out)
         .args(["-q", "--threads", &threads.to_string()])
+        .args(parts)
         .args(args)
         .output()
         .expect("binary runs");
@@ -39,13 +71,18 @@ fn engine(dir: &Path) -> serde_json::Value {
 }
 
 /// Runs the case on every thread count and asserts identical files; returns
-/// the directory of the 2-thread run.
+/// the directory of the 2-thread run (`t3p7`: 3 threads, 7 partitions).
 fn same_bytes(name: &str, scenario: &Path, args: &[&str], want_rc: i32) -> PathBuf {
     let dir = scratch(&format!("parallel-{name}"));
     let mut first: Option<Vec<(String, Vec<u8>)>> = None;
-    for t in THREADS {
-        let out = dir.join(format!("t{t}"));
-        let (rc, err) = run(scenario, args, t, &out);
+    for (t, parts) in RUNS {
+        let tag = match parts {
+            None => format!("{t}"),
+            Some((p, _)) => format!("{t}p{p}"),
+        };
+        let out = dir.join(format!("t{tag}"));
+        let (rc, err) = run_parts(scenario, args, t, parts, &out);
+        let t = tag;
         assert_eq!(rc, want_rc, "{name} on {t} threads: {err}");
         let f = files(&out);
         assert!(
@@ -136,6 +173,24 @@ fn a_fat_tree_run_is_byte_identical_on_any_number_of_threads_and_runs_in_paralle
         parts.iter().all(|n| n.as_u64().unwrap() > 0),
         "both partitions work: {e}"
     );
+    // 3 threads took 7 partitions in turn, and no more window events than
+    // one thread's share of them, plus the largest partition's, on the
+    // critical path (list scheduling).
+    let e = engine(&t2.parent().unwrap().join("t3p7"));
+    assert_eq!(
+        (e["threads"].as_u64(), e["partitions"].as_u64()),
+        (Some(3), Some(7))
+    );
+    let parts: Vec<u64> = e["part_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(parts.len(), 7);
+    let crit = e["critical_events"].as_u64().unwrap();
+    let windowed = e["window_events"].as_u64().unwrap();
+    assert!(crit >= windowed / 3 && crit < windowed, "{e}");
     std::fs::remove_dir_all(t2.parent().unwrap()).unwrap();
 }
 

@@ -1,26 +1,36 @@
-//! The worker threads of a parallel run: one per partition but the first,
-//! which the dispatcher's own thread runs. A window costs a hand-over to a
-//! worker and back; with windows of a microsecond of simulated time (a few
-//! hundred microseconds of work) a sleeping thread's wake-up (tens of
-//! microseconds on a VM) would be a large share, so a worker waits for its
-//! next window by spinning on an atomic, and yields its core after a while
-//! (more threads than cores still make progress, slowly).
+//! The worker threads of a parallel run: `threads - 1` of them, and the
+//! dispatcher's own thread. A window costs a hand-over to a worker and back;
+//! with windows of a microsecond of simulated time (a few hundred
+//! microseconds of work) a sleeping thread's wake-up (tens of microseconds on
+//! a VM) would be a large share, so a worker waits for its next window by
+//! spinning on an atomic, and yields its core after a while (more threads
+//! than cores still make progress, slowly).
 //!
 //! Hand-over is a binomial tree, so that its critical path grows with the
-//! logarithm of the workers, not with their number: the thread that holds
-//! partitions `t..hi` hands the upper half to thread `t + (hi - t) / 2` (it
-//! rounds up), then the upper half of what it kept, and so on until it keeps
-//! only its own; it runs that, then takes back what each thread it handed to
-//! returns, nearest first, and returns the whole range to whoever handed it.
-//! The dispatcher is the tree's root with every partition. Partitions move
-//! as boxes ([`Parts`]): a pointer each, not their 1.4 KB structs.
+//! logarithm of the threads, not with their number: the thread that holds
+//! threads `t..hi` wakes thread `t + (hi - t) / 2` (it rounds up) with the
+//! upper half, then the upper half of what it kept, and so on until it keeps
+//! only itself; it runs partitions, then takes back what each thread it woke
+//! returns, nearest first, and returns all of it to whoever woke it. The
+//! dispatcher is the tree's root with every thread.
+//!
+//! A window's partitions wait in a [`Pool`] and each thread takes one at a
+//! time until none is left: first its own (partitions `t`, `t + threads`,
+//! ...: with as many partitions as threads, each stays on its thread, its
+//! state in that core's caches), then whichever is left that is expected to
+//! be heaviest (the events it handled in the previous window). With more
+//! partitions than threads, a thread whose partitions were light takes on
+//! another's, so a window lasts about its events over the threads rather
+//! than its busiest partition's (docs/parallel.md, "More partitions than
+//! threads"). Partitions move as boxes ([`Parts`]): a pointer each, not their
+//! 1.4 KB structs. Which thread runs a partition changes no output.
 //!
 //! A slot's mutex is never contended (its state says whose turn it is); the
-//! atomics order the moves.
+//! atomics order the moves. The pool's mutex is held only to take a partition.
 
 use crate::engine::Key;
 use crate::sim::Shared;
-use crate::sim::part::Parts;
+use crate::sim::part::{Part, Parts};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -45,18 +55,102 @@ pub(crate) struct Ran {
     /// Seconds busy handling them and sealing the outboxes.
     pub seconds: f64,
     /// The earliest key among the packets it sent other partitions
-    /// ([`crate::sim::part::Part::seal_outbox`], found on the partition's own thread).
+    /// ([`crate::sim::part::Part::seal_outbox`], found on the thread that ran it).
     pub sent_min: Option<Key>,
+    /// The thread that ran it.
+    pub thread: u32,
 }
+
+/// Partitions waiting to be run, taken one at a time ([`Pool::take`]). Generic
+/// so that [`claim_makespan`] replays the same choices with event counts.
+pub(crate) struct Pool<T> {
+    /// By partition index; `None` once taken.
+    items: Vec<Option<T>>,
+    /// Partition indices by expected work, heaviest first.
+    order: Vec<u32>,
+    /// Entries of `order` before this one are taken.
+    cursor: usize,
+    threads: usize,
+}
+
+impl<T> Pool<T> {
+    pub fn new(threads: usize) -> Pool<T> {
+        Pool {
+            items: Vec::new(),
+            order: Vec::new(),
+            cursor: 0,
+            threads: threads.max(1),
+        }
+    }
+
+    /// Fills the pool with `items` (by partition index), to be taken by
+    /// others in `order` (every index once).
+    pub fn fill(&mut self, items: impl Iterator<Item = T>, order: &[u32]) {
+        self.items.clear();
+        self.items.extend(items.map(Some));
+        debug_assert_eq!(order.len(), self.items.len(), "an order of every partition");
+        self.order.clear();
+        self.order.extend_from_slice(order);
+        self.cursor = 0;
+    }
+
+    /// What thread `t` runs next: with a partition a thread, partition `t`;
+    /// with more, the heaviest expected left. `None` when none is left.
+    pub fn take(&mut self, t: usize) -> Option<(usize, T)> {
+        if self.items.len() == self.threads {
+            return self.items[t].take().map(|x| (t, x));
+        }
+        while let Some(&i) = self.order.get(self.cursor) {
+            self.cursor += 1;
+            if let Some(x) = self.items[i as usize].take() {
+                return Some((i as usize, x));
+            }
+        }
+        None
+    }
+}
+
+/// Partition indices by expected work (`expected`, by index), heaviest
+/// first, ties by index.
+pub(crate) fn heaviest_first(expected: &[u64]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..expected.len() as u32).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(expected[i as usize]), i));
+    order
+}
+
+/// How long a window lasts, in events, when `threads` threads take its
+/// partitions (`events` each, by index) from a [`Pool`] in `order`, a
+/// partition taking as long as its events: the window's critical path with
+/// free synchronisation. The same on every machine, unlike the seconds the
+/// threads really took (which decide, on a machine, which thread takes what).
+pub(crate) fn claim_makespan(events: &[u64], order: &[u32], threads: usize) -> u64 {
+    let threads = threads.clamp(1, events.len().max(1));
+    let mut pool = Pool::new(threads);
+    pool.fill(events.iter().copied(), order);
+    // (time a thread is free, thread): the earliest free takes next.
+    let mut free: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
+        (0..threads).map(|t| std::cmp::Reverse((0, t))).collect();
+    let mut end = 0;
+    while let Some(std::cmp::Reverse((at, t))) = free.pop() {
+        end = end.max(at);
+        if let Some((_, ev)) = pool.take(t) {
+            free.push(std::cmp::Reverse((at + ev, t)));
+        }
+    }
+    end
+}
+
+/// A partition a thread ran: its index, itself, what it did.
+type Done = (usize, Box<Part>, Ran);
 
 #[derive(Default)]
 struct Work {
-    /// The partitions this thread is handed, in order (its own first), and
-    /// the window's bound.
-    parts: Parts,
+    /// The threads this one wakes (itself and those after it) and the
+    /// window's bound.
+    threads: usize,
     bound: Key,
-    /// What each of them did, in the same order.
-    ran: Vec<Ran>,
+    /// The partitions they ran.
+    done: Vec<Done>,
 }
 
 #[derive(Default)]
@@ -82,8 +176,8 @@ fn wait_for(state: &AtomicU32, want: &[u32], max_spins: u32) -> u32 {
     }
 }
 
-/// The hand-overs of thread `t` holding partitions `t..t + len`, in the
-/// order it makes them: (the thread, how many partitions from its own on).
+/// The hand-overs of thread `t` holding threads `t..t + len`, in the order
+/// it makes them: (the thread, how many threads from it on).
 /// It hands on the upper half (rounded down) of what it keeps each time.
 fn hand_overs(t: usize, len: usize) -> impl Iterator<Item = (usize, usize)> {
     let mut kept = len;
@@ -97,58 +191,67 @@ fn hand_overs(t: usize, len: usize) -> impl Iterator<Item = (usize, usize)> {
     })
 }
 
-/// The slots of threads 1..=n (slot `t - 1` is thread `t`'s) and how long a
-/// waiting thread spins.
+/// The slots of threads 1..=n (slot `t - 1` is thread `t`'s), the window's
+/// partitions and how long a waiting thread spins.
 struct Tree {
     slots: Vec<Slot>,
+    pool: Mutex<Pool<Box<Part>>>,
     spins: u32,
 }
 
 impl Tree {
-    /// Thread `t`'s window over `parts` (partitions `t..t + parts.len()`):
-    /// hands the upper halves on, runs its own, takes them back. Fills `ran`
-    /// in partition order; `Err` if a thread below panicked.
+    /// Thread `t`'s window, holding threads `t..t + len`: wakes the upper
+    /// halves, runs partitions from the pool until it is empty, takes back
+    /// what the threads it woke ran. `Err` if a thread below panicked.
     fn fan(
         &self,
         t: usize,
-        parts: &mut Parts,
-        ran: &mut Vec<Ran>,
+        len: usize,
+        done: &mut Vec<Done>,
         sh: &Shared,
         bound: Key,
     ) -> Result<(), ()> {
-        let mut handed = [0usize; usize::BITS as usize];
-        let mut n_handed = 0;
-        for (child, len) in hand_overs(t, parts.len()) {
+        let mut woke = [0usize; usize::BITS as usize];
+        let mut n_woke = 0;
+        for (child, n) in hand_overs(t, len) {
             let slot = &self.slots[child - 1];
             {
                 let mut w = slot.work.lock().expect("a worker never panics holding it");
-                w.parts.extend(parts.drain(child - t..child - t + len));
+                w.threads = n;
                 w.bound = bound;
             }
             slot.state.store(POSTED, Ordering::Release);
-            handed[n_handed] = child;
-            n_handed += 1;
+            woke[n_woke] = child;
+            n_woke += 1;
         }
-        let own = &mut parts[0];
-        let start = Instant::now();
-        let events = own.run_until(sh, bound);
-        let sent_min = own.seal_outbox();
-        ran.clear();
-        ran.push(Ran {
-            events,
-            seconds: start.elapsed().as_secs_f64(),
-            sent_min,
-        });
+        done.clear();
+        loop {
+            let next = self
+                .pool
+                .lock()
+                .expect("no thread panics holding it")
+                .take(t);
+            let Some((i, mut part)) = next else { break };
+            let start = Instant::now();
+            let events = part.run_until(sh, bound);
+            let sent_min = part.seal_outbox();
+            let ran = Ran {
+                events,
+                seconds: start.elapsed().as_secs_f64(),
+                sent_min,
+                thread: t as u32,
+            };
+            done.push((i, part, ran));
+        }
         let mut failed = false;
-        for &child in handed[..n_handed].iter().rev() {
+        for &child in woke[..n_woke].iter().rev() {
             let slot = &self.slots[child - 1];
             if wait_for(&slot.state, &[DONE, FAILED], self.spins) == FAILED {
                 failed = true;
                 continue;
             }
             let mut w = slot.work.lock().expect("a worker never panics holding it");
-            parts.append(&mut w.parts);
-            ran.append(&mut w.ran);
+            done.append(&mut w.done);
             drop(w);
             slot.state.store(IDLE, Ordering::Relaxed);
         }
@@ -168,6 +271,7 @@ impl Crew {
         let spins = if n < cores { SPINS } else { 0 };
         let tree = Arc::new(Tree {
             slots: (0..n).map(|_| Slot::default()).collect(),
+            pool: Mutex::new(Pool::new(n + 1)),
             spins,
         });
         let mut crew = Crew {
@@ -184,12 +288,30 @@ impl Crew {
         Ok(crew)
     }
 
-    /// Runs one window: `parts[0]` on this thread, the others on the
-    /// workers. Returns what each partition did, in order.
-    pub fn window(&self, parts: &mut Parts, sh: &Shared, bound: Key) -> Vec<Ran> {
-        let mut ran = Vec::with_capacity(parts.len());
-        if self.tree.fan(0, parts, &mut ran, sh, bound).is_err() {
+    /// Runs one window of every partition on this thread and the workers,
+    /// the others' partitions taken in `order` ([`Pool::take`]). Returns what
+    /// each partition did, in partition order.
+    pub fn window(&self, parts: &mut Parts, sh: &Shared, bound: Key, order: &[u32]) -> Vec<Ran> {
+        let n = parts.len();
+        self.tree
+            .pool
+            .lock()
+            .expect("no thread panics holding it")
+            .fill(parts.drain(..), order);
+        let mut done = Vec::with_capacity(n);
+        if self
+            .tree
+            .fan(0, self.tree.slots.len() + 1, &mut done, sh, bound)
+            .is_err()
+        {
             panic!("a partition's worker thread panicked");
+        }
+        assert_eq!(done.len(), n, "every partition ran once");
+        done.sort_unstable_by_key(|d| d.0);
+        let mut ran = Vec::with_capacity(n);
+        for (_, part, r) in done {
+            parts.push(part);
+            ran.push(r);
         }
         ran
     }
@@ -206,8 +328,7 @@ impl Drop for Crew {
     }
 }
 
-/// Thread `t`: runs each range of partitions posted to its slot until told
-/// to quit.
+/// Thread `t`: runs each window posted to its slot until told to quit.
 fn work(tree: &Tree, t: usize, sh: &Shared) {
     let slot = &tree.slots[t - 1];
     loop {
@@ -218,9 +339,13 @@ fn work(tree: &Tree, t: usize, sh: &Shared) {
             .work
             .lock()
             .expect("the thread above never panics holding it");
-        let Work { parts, bound, ran } = &mut *w;
+        let Work {
+            threads,
+            bound,
+            done,
+        } = &mut *w;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            tree.fan(t, parts, ran, sh, *bound)
+            tree.fan(t, *threads, done, sh, *bound)
         }));
         drop(w);
         if !matches!(run, Ok(Ok(()))) {
@@ -233,9 +358,9 @@ fn work(tree: &Tree, t: usize, sh: &Shared) {
 
 #[cfg(test)]
 mod tests {
-    use super::hand_overs;
+    use super::{Pool, claim_makespan, hand_overs, heaviest_first};
 
-    /// Every partition is run by exactly its own thread, and the longest
+    /// Every thread is woken exactly once, and the longest
     /// chain of hand-overs before a thread starts (each hand-over a thread
     /// makes waits for the ones it made before) is the logarithm of the
     /// partitions, rounded up.
@@ -255,9 +380,73 @@ mod tests {
             let mut runs = vec![0; n];
             let mut latest = 0;
             fan(0, n, 0, &mut runs, &mut latest);
-            assert!(runs.iter().all(|&c| c == 1), "{n} partitions: {runs:?}");
+            assert!(runs.iter().all(|&c| c == 1), "{n} threads: {runs:?}");
             let log = (usize::BITS - (n - 1).leading_zeros()) as usize;
-            assert_eq!(latest, log, "{n} partitions");
+            assert_eq!(latest, log, "{n} threads");
+        }
+    }
+
+    /// With a partition a thread each thread takes its own; with more, the
+    /// heaviest expected left, whichever thread asks; every partition is
+    /// taken once.
+    #[test]
+    fn a_thread_takes_its_own_partition_or_the_heaviest_left() {
+        let expected = [5, 9, 1, 7, 3, 8];
+        let order = heaviest_first(&expected);
+        assert_eq!(order, vec![1, 5, 3, 0, 4, 2]);
+        let mut pool = Pool::new(2);
+        pool.fill(0..6usize, &order);
+        let took: Vec<usize> = [1, 0, 0, 1, 1, 0].map(|t| pool.take(t).unwrap().0).into();
+        assert_eq!(took, order.iter().map(|&i| i as usize).collect::<Vec<_>>());
+        assert!(pool.take(0).is_none() && pool.take(1).is_none());
+        let mut pool = Pool::new(3);
+        pool.fill(0..3usize, &heaviest_first(&[1, 9, 5]));
+        assert_eq!(pool.take(2).map(|x| x.0), Some(2), "its own");
+        assert!(pool.take(2).is_none(), "not another's");
+        assert_eq!(
+            (pool.take(0).map(|x| x.0), pool.take(1).map(|x| x.0)),
+            (Some(0), Some(1))
+        );
+    }
+
+    /// With as many partitions as threads a window lasts as long as its
+    /// busiest partition; with more, between the list-scheduling bounds:
+    /// at least the events over the threads and the largest partition, at
+    /// most their sum.
+    #[test]
+    fn a_window_lasts_about_its_events_over_the_threads() {
+        let ev = [8, 1, 1, 1, 1, 1, 1, 1];
+        assert_eq!(claim_makespan(&ev, &heaviest_first(&ev), 8), 8);
+        // Expected right: thread 0 takes the heavy one, thread 1 the rest.
+        assert_eq!(claim_makespan(&ev, &heaviest_first(&ev), 2), 8);
+        // Expected wrong (all alike, index order): the heavy one is still
+        // taken first.
+        assert_eq!(claim_makespan(&ev, &heaviest_first(&[0; 8]), 2), 8);
+        // Expected wrong the other way: the heavy one comes last.
+        let late = [1, 1, 1, 1, 1, 1, 1, 8];
+        // Thread 1 takes it at 3, after three light ones.
+        assert_eq!(claim_makespan(&late, &heaviest_first(&[0; 8]), 2), 3 + 8);
+        let mut x = 12345u64;
+        for case in 0..200 {
+            let parts = 1 + case % 40;
+            let threads = 1 + case % 9;
+            let ev: Vec<u64> = (0..parts)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 40) % 1000
+                })
+                .collect();
+            let t = threads.min(parts) as u64;
+            let total: u64 = ev.iter().sum();
+            let max = *ev.iter().max().unwrap();
+            let m = claim_makespan(&ev, &heaviest_first(&ev), threads);
+            assert!(m >= max && m >= total.div_ceil(t), "case {case}: {m}");
+            assert!(
+                m <= total / t + max,
+                "case {case}: {m} > {total}/{t} + {max}"
+            );
         }
     }
 }

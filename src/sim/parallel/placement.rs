@@ -14,11 +14,20 @@
 //!    hosts. Where every switch has hosts (a star, a dumbbell, a ring), each
 //!    switch with its hosts is a group.
 //! 3. Groups, in node id order, are dealt to partitions in contiguous runs of
-//!    about `hosts / n` hosts each (a group goes to the partition its middle
-//!    host falls in), so neighbouring groups (the ToRs of a pod) stay together.
-//!    The highest cut whose busiest partition has at most 5 % more hosts than
-//!    the average is used (else the best balanced): 5 pods of a 320-host
-//!    fat-tree do not split evenly over 2 threads, its 20 ToRs do.
+//!    about `weight / n` each (a group goes to the partition its middle unit
+//!    of weight falls in), so neighbouring groups (the ToRs of a pod) stay
+//!    together. The highest cut whose heaviest partition weighs at most 5 %
+//!    more than the average is used (else the best balanced): 5 pods of a
+//!    320-host fat-tree do not split evenly over 2 threads, its 20 ToRs do.
+//!    Last, where no cut comes within 20 %, each host is a group of its own
+//!    (its switch joins it in step 4): 20 ToRs do not split evenly over 16
+//!    partitions, 320 hosts do.
+//!    A host weighs what [`crate::config::Balance`] says: 1 (`"hosts"`), or 1 plus the
+//!    packets of the flows it sends and receives (`"traffic"`, the default):
+//!    a packet is an event or two at each end and on each switch between, so
+//!    a group's events grow with its hosts' packets, and heavy-tailed flow
+//!    sizes make hosts far from equal (docs/parallel.md, "How partitions are
+//!    chosen").
 //! 4. Switches at or above the cut go, lowest tier first, to the partition
 //!    that holds most of their neighbours (ties: the partition with the fewest
 //!    such switches so far), so an aggregation switch joins most of its ToRs.
@@ -26,26 +35,35 @@
 //! A general graph partitioner (METIS-style multilevel bisection) would also
 //! cut few links, but on these fabrics the tier structure gives a minimal cut
 //! directly and keeps the assignment explainable; irregular topologies fall
-//! back to per-switch groups, or to single nodes when there are fewer groups
-//! than partitions.
+//! back to per-switch groups or single hosts, and to single nodes when there
+//! are fewer hosts than partitions.
 
 use crate::topology::{NodeId, Topology};
 use std::collections::VecDeque;
 
 const UNSET: u16 = u16::MAX;
 
-/// The partition of each node (by node id) for `n` partitions. A server's
-/// further NICs join its first NIC's partition: they hand each other packets
-/// at no delay (`crate::nic::Nic::hand_over`), which no window could cover.
-pub fn assign(topo: &Topology, n: usize) -> Vec<u16> {
-    let mut part = assign_nodes(topo, n);
+/// The partition of each node of `cfg`'s fabric for `n` partitions, balanced
+/// by what `run.balance` says.
+pub fn for_run(cfg: &crate::config::RunConfig, n: usize) -> Vec<u16> {
+    let weight = cfg.balance.weights(&cfg.topo, &cfg.flows, cfg.nic.mtu);
+    assign(&cfg.topo, n, &weight)
+}
+
+/// The partition of each node (by node id) for `n` partitions, balanced by
+/// `weight` (by node id; [`crate::config::Balance::weights`]). A server's further NICs join
+/// its first NIC's partition: they hand each other packets at no delay
+/// (`crate::nic::Nic::hand_over`), which no window could cover.
+pub fn assign(topo: &Topology, n: usize, weight: &[u64]) -> Vec<u16> {
+    assert_eq!(weight.len(), topo.spec.kinds.len(), "a weight per node");
+    let mut part = assign_nodes(topo, n, weight);
     for &(nic, server) in &topo.spec.extra_nics {
         part[nic.idx()] = part[server.idx()];
     }
     part
 }
 
-fn assign_nodes(topo: &Topology, n: usize) -> Vec<u16> {
+fn assign_nodes(topo: &Topology, n: usize, weight: &[u64]) -> Vec<u16> {
     let nodes = topo.spec.kinds.len();
     if n <= 1 {
         return vec![0; nodes];
@@ -58,32 +76,36 @@ fn assign_nodes(topo: &Topology, n: usize) -> Vec<u16> {
         .filter(|&t| t != u32::MAX)
         .max()
         .unwrap_or(0);
-    let hosts = topo.hosts.len().max(1);
-    let ideal = hosts.div_ceil(n);
-    let mut best: Option<(usize, Vec<u16>)> = None;
-    let cuts: Vec<Option<u32>> = if top <= 1 {
+    let total = weight.iter().sum::<u64>().max(1);
+    let ideal = total.div_ceil(n as u64);
+    let mut best: Option<(u64, Vec<u16>)> = None;
+    // The cuts, coarsest first; hosts alone last (their switches placed by
+    // step 4), where no coarser cut comes within 20 %: separating hosts from
+    // their switch makes every packet of theirs cross.
+    let mut cuts: Vec<Option<u32>> = if top <= 1 {
         vec![None]
     } else {
         (2..=top).rev().map(Some).collect()
     };
+    cuts.push(Some(0));
     for cut in cuts {
+        if cut == Some(0) && best.as_ref().is_some_and(|(b, _)| b * 100 <= ideal * 120) {
+            break;
+        }
         let groups = match cut {
             None => switch_groups(topo),
+            Some(0) => topo.hosts.iter().map(|&h| vec![h]).collect(),
             Some(l) => lower_groups(topo, &tier, l),
         };
         if groups.len() < n {
             continue;
         }
-        let part = deal(topo, &groups, n, &tier);
-        let load = (0..n)
-            .map(|p| {
-                topo.hosts
-                    .iter()
-                    .filter(|h| part[h.idx()] == p as u16)
-                    .count()
-            })
-            .max()
-            .unwrap_or(0);
+        let part = deal(topo, &groups, n, &tier, weight);
+        let mut loads = vec![0u64; n];
+        for (v, &p) in part.iter().enumerate() {
+            loads[p as usize] += weight[v];
+        }
+        let load = loads.into_iter().max().unwrap_or(0);
         if best.as_ref().is_none_or(|(b, _)| load < *b) {
             best = Some((load, part));
         }
@@ -94,29 +116,35 @@ fn assign_nodes(topo: &Topology, n: usize) -> Vec<u16> {
     match best {
         Some((_, part)) => part,
         None => {
-            // Fewer groups than partitions: single nodes, hosts dealt evenly.
+            // Fewer hosts than partitions: single nodes, hosts dealt evenly.
             let singles: Vec<Vec<NodeId>> = (0..nodes).map(|i| vec![NodeId::from_idx(i)]).collect();
-            deal(topo, &singles, n, &tier)
+            deal(topo, &singles, n, &tier, weight)
         }
     }
 }
 
 /// Deals `groups` (each sorted, in node id order) to `n` partitions in
-/// contiguous runs balanced by hosts, then the nodes outside every group.
-fn deal(topo: &Topology, groups: &[Vec<NodeId>], n: usize, tier: &[u32]) -> Vec<u16> {
+/// contiguous runs balanced by weight, then the nodes outside every group.
+fn deal(
+    topo: &Topology,
+    groups: &[Vec<NodeId>],
+    n: usize,
+    tier: &[u32],
+    weight: &[u64],
+) -> Vec<u16> {
     let nodes = topo.spec.kinds.len();
-    let hosts_in = |g: &[NodeId]| g.iter().filter(|&&v| topo.is_host(v)).count();
-    let total: usize = groups.iter().map(|g| hosts_in(g)).sum::<usize>().max(1);
+    let weigh = |g: &[NodeId]| g.iter().map(|v| weight[v.idx()]).sum::<u64>();
+    let total: u64 = groups.iter().map(|g| weigh(g)).sum::<u64>().max(1);
     let mut order: Vec<&Vec<NodeId>> = groups.iter().collect();
     order.sort_by_key(|g| g[0]);
     let mut part = vec![UNSET; nodes];
-    let mut before = 0usize;
+    let mut before = 0u64;
     for (k, g) in order.iter().enumerate() {
-        let h = hosts_in(g);
-        // The partition its middle host falls in (groups without hosts: by
-        // their place in the order).
+        let h = weigh(g);
+        // The partition its middle unit of weight falls in (groups that
+        // weigh nothing: by their place in the order).
         let p = if total > 1 && h > 0 {
-            ((2 * before + h) * n / (2 * total)).min(n - 1)
+            (((2 * before + h) * n as u64 / (2 * total)) as usize).min(n - 1)
         } else {
             k * n / order.len()
         };
@@ -230,6 +258,11 @@ mod tests {
     use crate::topology::leaf_spine::leaf_spine;
     use crate::units::{Delta, Rate};
 
+    /// Each host weighs 1.
+    fn by_hosts(t: &Topology) -> Vec<u64> {
+        crate::config::Balance::Hosts.weights(t, &[], 1)
+    }
+
     fn hosts_per_part(t: &Topology, part: &[u16], n: usize) -> Vec<usize> {
         let mut c = vec![0; n];
         for h in &t.hosts {
@@ -251,7 +284,7 @@ mod tests {
     fn hosts_stay_with_their_tor_and_the_hpcc_fat_tree_splits_evenly() {
         let t = Topology::build(hpcc_fat_tree_default()).unwrap();
         for n in [2, 3, 4, 5, 8] {
-            let part = assign(&t, n);
+            let part = assign(&t, n, &by_hosts(&t));
             assert!(part.iter().all(|&p| (p as usize) < n), "every node placed");
             for h in &t.hosts {
                 let tor = t.ports[h.idx()][0].peer;
@@ -262,16 +295,34 @@ mod tests {
             // ToRs have 16 hosts: balanced to within one ToR.
             assert!(hi - lo <= 16, "{n} partitions: hosts {c:?}");
         }
+        // 20 ToRs do not split over 16 partitions within 20 % (over 8, 2 or 3
+        // ToRs each is 20 % over): hosts alone do, each ToR with some of its
+        // hosts.
+        for n in [16] {
+            let part = assign(&t, n, &by_hosts(&t));
+            let c = hosts_per_part(&t, &part, n);
+            assert!(
+                c.iter().all(|&k| k == 320 / n),
+                "{n} partitions: hosts {c:?}"
+            );
+            for &s in &t.switches[..20] {
+                let mine = t.ports[s.idx()]
+                    .iter()
+                    .filter(|p| t.is_host(p.peer) && part[p.peer.idx()] == part[s.idx()])
+                    .count();
+                assert!(mine > 0, "{n}: ToR {s} with some of its hosts");
+            }
+        }
         // Two partitions: 10 ToRs each (5 pods do not split evenly), each
         // switch tier shared evenly.
-        let part = assign(&t, 2);
+        let part = assign(&t, 2, &by_hosts(&t));
         assert_eq!(hosts_per_part(&t, &part, 2), vec![160, 160]);
         for (lo, hi) in [(320, 340), (340, 360), (360, 376)] {
             let zero = (lo..hi).filter(|&v| part[v] == 0).count();
             assert_eq!(zero * 2, hi - lo, "switches {lo}..{hi} split evenly");
         }
         // Five partitions: one pod each; only pod-to-core links cross.
-        let part = assign(&t, 5);
+        let part = assign(&t, 5, &by_hosts(&t));
         assert_eq!(hosts_per_part(&t, &part, 5), vec![64; 5]);
         assert_eq!(
             cut(&t, &part),
@@ -297,7 +348,7 @@ mod tests {
             d,
         ))
         .unwrap();
-        let part = assign(&t, 2);
+        let part = assign(&t, 2, &by_hosts(&t));
         assert_eq!(hosts_per_part(&t, &part, 2), vec![16, 16]);
         // Only agg-core links cross: 4 cores, 2 each, each with 4 aggs (2 per
         // partition): 2 crossing links per core.
@@ -309,22 +360,63 @@ mod tests {
         let d = Delta::from_us(1);
         let r = Rate::from_gbps(100);
         let t = Topology::build(leaf_spine(4, 2, 8, r, r, d)).unwrap();
-        let part = assign(&t, 2);
+        let part = assign(&t, 2, &by_hosts(&t));
         assert_eq!(hosts_per_part(&t, &part, 2), vec![16, 16]);
         for h in &t.hosts {
             assert_eq!(part[h.idx()], part[t.ports[h.idx()][0].peer.idx()]);
         }
         // One switch: fewer groups than partitions, so single nodes.
         let t = Topology::build(star(17, r, d)).unwrap();
-        let part = assign(&t, 4);
+        let part = assign(&t, 4, &by_hosts(&t));
         let c = hosts_per_part(&t, &part, 4);
         assert!(c.iter().all(|&n| (4..=5).contains(&n)), "{c:?}");
+    }
+
+    /// By traffic, the leaf whose hosts send as many packets as the three
+    /// others' gets a partition of its own; by hosts, two leaves each.
+    #[test]
+    fn a_busy_leaf_gets_a_partition_of_its_own_when_balanced_by_traffic() {
+        use crate::config::Balance;
+        use crate::units::SimTime;
+        use crate::workload::FlowSpec;
+        let d = Delta::from_us(1);
+        let r = Rate::from_gbps(100);
+        let t = Topology::build(leaf_spine(4, 2, 8, r, r, d)).unwrap();
+        let leaf = |h: NodeId| t.ports[h.idx()][0].peer;
+        let first = leaf(t.hosts[0]);
+        // Each host sends to the next on its leaf: 3 MB on the first, 1 MB
+        // on the others.
+        let flows: Vec<FlowSpec> = (0..t.hosts.len())
+            .map(|k| {
+                let (src, dst) = (t.hosts[k], t.hosts[k / 8 * 8 + (k + 1) % 8]);
+                FlowSpec {
+                    src,
+                    dst,
+                    size: if leaf(src) == first {
+                        3_000_000
+                    } else {
+                        1_000_000
+                    },
+                    start: SimTime(0),
+                    class: 3,
+                    dport: 100,
+                }
+            })
+            .collect();
+        assert!(flows.iter().all(|f| leaf(f.src) == leaf(f.dst)));
+        let by_traffic = assign(&t, 2, &Balance::Traffic.weights(&t, &flows, 1000));
+        for &h in &t.hosts {
+            let want = if leaf(h) == first { 0 } else { 1 };
+            assert_eq!(by_traffic[h.idx()], want, "host {h}");
+        }
+        let by_hosts = assign(&t, 2, &Balance::Hosts.weights(&t, &flows, 1000));
+        assert_eq!(hosts_per_part(&t, &by_hosts, 2), vec![16, 16]);
     }
 
     #[test]
     fn the_assignment_is_a_function_of_the_topology() {
         let t = Topology::build(hpcc_fat_tree_default()).unwrap();
-        assert_eq!(assign(&t, 3), assign(&t, 3));
-        assert_eq!(assign(&t, 1), vec![0; t.spec.kinds.len()]);
+        assert_eq!(assign(&t, 3, &by_hosts(&t)), assign(&t, 3, &by_hosts(&t)));
+        assert_eq!(assign(&t, 1, &by_hosts(&t)), vec![0; t.spec.kinds.len()]);
     }
 }

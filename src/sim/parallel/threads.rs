@@ -5,7 +5,7 @@
 //! partition an event at a time, handing each packet that crosses to its
 //! partition at once.
 
-use super::crew::Crew;
+use super::crew::{Crew, claim_makespan, heaviest_first};
 use super::run::{Partitions, Survey};
 use crate::engine::Key;
 use crate::error::Error;
@@ -16,6 +16,10 @@ use std::time::Instant;
 
 pub(in crate::sim) struct Threads {
     crew: Crew,
+    threads: usize,
+    /// Each partition's events in the previous window: what it is expected
+    /// to take in the next ([`super::crew::Pool`]).
+    expected: Vec<u64>,
     /// The earliest arrival among the packets waiting in the inboxes.
     inbox_min: Option<Key>,
     /// The windows are over (the heads are read from the queues).
@@ -26,14 +30,15 @@ pub(in crate::sim) struct Threads {
 }
 
 impl Threads {
-    /// A worker thread for each partition but the first, which the
-    /// dispatcher's own thread runs.
+    /// `sim.engine.threads - 1` worker threads (at most one a partition but
+    /// the first); the dispatcher's own thread is the last.
     pub fn start(sim: &mut Sim) -> Result<Threads, Ending> {
         let n = sim.parts.len();
-        let crew = Crew::start(n - 1, &sim.sh).map_err(|e| {
+        let threads = sim.engine.threads.clamp(1, n);
+        let crew = Crew::start(threads - 1, &sim.sh).map_err(|e| {
             Ending::Failed(Error::Sim(format!(
                 "cannot start {} worker threads: {e}",
-                n - 1
+                threads - 1
             )))
         })?;
         for p in &mut sim.parts {
@@ -42,6 +47,8 @@ impl Threads {
         sim.engine.part_busy_seconds = vec![0.0; n];
         Ok(Threads {
             crew,
+            threads,
+            expected: vec![0; n],
             inbox_min: None,
             settled: false,
             handled: 0,
@@ -64,15 +71,19 @@ impl Partitions for Threads {
 
     fn window(&mut self, sim: &mut Sim, bound: Key) -> Option<Ending> {
         let tw = Instant::now();
-        let ran = self.crew.window(&mut sim.parts, &sim.sh, bound);
+        let order = heaviest_first(&self.expected);
+        let ran = self.crew.window(&mut sim.parts, &sim.sh, bound, &order);
         let e = &mut sim.engine;
         e.window_seconds += tw.elapsed().as_secs_f64();
-        e.critical_seconds += ran.iter().map(|r| r.seconds).fold(0.0, f64::max);
-        e.critical_events += ran.iter().map(|r| r.events).max().unwrap_or(0);
+        let mut busy = [0.0f64; crate::limits::MAX_THREADS];
         for (i, r) in ran.iter().enumerate() {
             e.window_events += r.events;
             e.part_busy_seconds[i] += r.seconds;
+            busy[r.thread as usize] += r.seconds;
+            self.expected[i] = r.events;
         }
+        e.critical_seconds += busy.iter().copied().fold(0.0, f64::max);
+        e.critical_events += claim_makespan(&self.expected, &order, self.threads);
         e.windows += 1;
         let ts = Instant::now();
         sim.exchange();
