@@ -58,7 +58,8 @@ pub const MAX_KEY_PARTS: usize = 16;
 /// Bytes of a `--set` key path.
 pub const MAX_KEY_LEN: usize = 256;
 
-/// Threads (partitions) of one run (`run.threads`, `--threads`).
+/// Threads, and partitions, of one run (`run.threads`, `run.partitions`,
+/// `--threads`).
 pub const MAX_THREADS: usize = 256;
 
 /// The latest instant a flow may start or a time field may name, and the same in

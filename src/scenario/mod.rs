@@ -75,7 +75,7 @@ struct ScenarioFile {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RunSection {
-    /// Threads (partitions of the nodes) to run on; default 1
+    /// Threads to run on; default 1
     /// (docs/parallel.md). `rocesim run --threads` overrides it.
     threads: Option<usize>,
     /// Partitions of the nodes, at least one a thread (default: one a

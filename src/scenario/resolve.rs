@@ -127,29 +127,32 @@ fn check_stop(stop: Option<Delta>, cx: &Ctx) -> Result<Option<SimTime>, InputErr
 /// `[run]`'s thread count: 1 unless given, at most [`crate::limits::MAX_THREADS`].
 fn threads(run: &RunSection, cx: &Ctx) -> Result<usize, InputError> {
     let threads = run.threads.unwrap_or(1);
-    if !(1..=crate::limits::MAX_THREADS).contains(&threads) {
-        return Err(cx.err(
-            "run.threads",
-            format!(
-                "{threads} is not a thread count; give 1 to {}",
-                crate::limits::MAX_THREADS
-            ),
-        ));
-    }
-    Ok(threads)
+    count_in_range(threads, "run.threads", "thread", "", cx)
 }
 
 /// `[run]`'s partition count, if given: 1 to [`crate::limits::MAX_THREADS`].
 fn partitions(run: &RunSection, cx: &Ctx) -> Result<Option<usize>, InputError> {
-    match run.partitions {
-        Some(p) if !(1..=crate::limits::MAX_THREADS).contains(&p) => Err(cx.err(
-            "run.partitions",
-            format!(
-                "{p} is not a partition count; give 1 to {} (at least run.threads; or omit it \
-                 for one a thread)",
-                crate::limits::MAX_THREADS
-            ),
-        )),
-        p => Ok(p),
+    let hint = " (at least run.threads; or omit it for one a thread)";
+    run.partitions
+        .map(|p| count_in_range(p, "run.partitions", "partition", hint, cx))
+        .transpose()
+}
+
+/// `n` if it is 1 to [`crate::limits::MAX_THREADS`], else an error naming
+/// `field`, a count of `what`s.
+fn count_in_range(
+    n: usize,
+    field: &str,
+    what: &str,
+    hint: &str,
+    cx: &Ctx,
+) -> Result<usize, InputError> {
+    let max = crate::limits::MAX_THREADS;
+    if (1..=max).contains(&n) {
+        return Ok(n);
     }
+    Err(cx.err(
+        field,
+        format!("{n} is not a {what} count; give 1 to {max}{hint}"),
+    ))
 }

@@ -61,7 +61,7 @@ pub struct RunOptions {
     /// as they finish and are not returned in [`RunOutputs::fct`], so memory
     /// does not grow with the number of flows completed (`rocesim run`, sweeps).
     pub stream_fct: bool,
-    /// Threads (partitions) to run on (`--threads`); `None` = the scenario's
+    /// Threads to run on (`--threads`); `None` = the scenario's
     /// `run.threads`. Outputs do not depend on it (docs/parallel.md).
     pub threads: Option<usize>,
     /// Run on the MPI ranks of this process's world, one partition each

@@ -124,7 +124,11 @@ pub(crate) fn heaviest_first(expected: &[u64]) -> Vec<u32> {
 /// free synchronisation. The same on every machine, unlike the seconds the
 /// threads really took (which decide, on a machine, which thread takes what).
 pub(crate) fn claim_makespan(events: &[u64], order: &[u32], threads: usize) -> u64 {
-    let threads = threads.clamp(1, events.len().max(1));
+    if threads >= events.len() {
+        // A partition a thread: each its own.
+        return events.iter().copied().max().unwrap_or(0);
+    }
+    let threads = threads.max(1);
     let mut pool = Pool::new(threads);
     pool.fill(events.iter().copied(), order);
     // (time a thread is free, thread): the earliest free takes next.
@@ -288,6 +292,11 @@ impl Crew {
         Ok(crew)
     }
 
+    /// The threads: the workers and the dispatcher's.
+    pub fn threads(&self) -> usize {
+        self.tree.slots.len() + 1
+    }
+
     /// Runs one window of every partition on this thread and the workers,
     /// the others' partitions taken in `order` ([`Pool::take`]). Returns what
     /// each partition did, in partition order.
@@ -301,7 +310,7 @@ impl Crew {
         let mut done = Vec::with_capacity(n);
         if self
             .tree
-            .fan(0, self.tree.slots.len() + 1, &mut done, sh, bound)
+            .fan(0, self.threads(), &mut done, sh, bound)
             .is_err()
         {
             panic!("a partition's worker thread panicked");

@@ -63,6 +63,17 @@ pub fn assign(topo: &Topology, n: usize, weight: &[u64]) -> Vec<u16> {
     part
 }
 
+/// Where the groups of step 2 come from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// The connected pieces below this tier.
+    Below(u32),
+    /// Each switch with its hosts (every switch has hosts).
+    Switches,
+    /// Each host alone.
+    Hosts,
+}
+
 fn assign_nodes(topo: &Topology, n: usize, weight: &[u64]) -> Vec<u16> {
     let nodes = topo.spec.kinds.len();
     if n <= 1 {
@@ -82,20 +93,20 @@ fn assign_nodes(topo: &Topology, n: usize, weight: &[u64]) -> Vec<u16> {
     // The cuts, coarsest first; hosts alone last (their switches placed by
     // step 4), where no coarser cut comes within 20 %: separating hosts from
     // their switch makes every packet of theirs cross.
-    let mut cuts: Vec<Option<u32>> = if top <= 1 {
-        vec![None]
+    let mut cuts: Vec<Cut> = if top <= 1 {
+        vec![Cut::Switches]
     } else {
-        (2..=top).rev().map(Some).collect()
+        (2..=top).rev().map(Cut::Below).collect()
     };
-    cuts.push(Some(0));
+    cuts.push(Cut::Hosts);
     for cut in cuts {
-        if cut == Some(0) && best.as_ref().is_some_and(|(b, _)| b * 100 <= ideal * 120) {
+        if cut == Cut::Hosts && best.as_ref().is_some_and(|(b, _)| b * 100 <= ideal * 120) {
             break;
         }
         let groups = match cut {
-            None => switch_groups(topo),
-            Some(0) => topo.hosts.iter().map(|&h| vec![h]).collect(),
-            Some(l) => lower_groups(topo, &tier, l),
+            Cut::Switches => switch_groups(topo),
+            Cut::Hosts => topo.hosts.iter().map(|&h| vec![h]).collect(),
+            Cut::Below(l) => lower_groups(topo, &tier, l),
         };
         if groups.len() < n {
             continue;

@@ -16,7 +16,6 @@ use std::time::Instant;
 
 pub(in crate::sim) struct Threads {
     crew: Crew,
-    threads: usize,
     /// Each partition's events in the previous window: what it is expected
     /// to take in the next ([`super::crew::Pool`]).
     expected: Vec<u64>,
@@ -47,7 +46,6 @@ impl Threads {
         sim.engine.part_busy_seconds = vec![0.0; n];
         Ok(Threads {
             crew,
-            threads,
             expected: vec![0; n],
             inbox_min: None,
             settled: false,
@@ -75,7 +73,7 @@ impl Partitions for Threads {
         let ran = self.crew.window(&mut sim.parts, &sim.sh, bound, &order);
         let e = &mut sim.engine;
         e.window_seconds += tw.elapsed().as_secs_f64();
-        let mut busy = [0.0f64; crate::limits::MAX_THREADS];
+        let mut busy = vec![0.0f64; self.crew.threads()];
         for (i, r) in ran.iter().enumerate() {
             e.window_events += r.events;
             e.part_busy_seconds[i] += r.seconds;
@@ -83,7 +81,7 @@ impl Partitions for Threads {
             self.expected[i] = r.events;
         }
         e.critical_seconds += busy.iter().copied().fold(0.0, f64::max);
-        e.critical_events += claim_makespan(&self.expected, &order, self.threads);
+        e.critical_events += claim_makespan(&self.expected, &order, self.crew.threads());
         e.windows += 1;
         let ts = Instant::now();
         sim.exchange();
