@@ -46,6 +46,9 @@ const UNSET: u16 = u16::MAX;
 /// The partition of each node of `cfg`'s fabric for `n` partitions, balanced
 /// by what `run.balance` says.
 pub fn for_run(cfg: &crate::config::RunConfig, n: usize) -> Vec<u16> {
+    if n <= 1 {
+        return vec![0; cfg.topo.spec.kinds.len()];
+    }
     let weight = cfg.balance.weights(&cfg.topo, &cfg.flows, cfg.nic.mtu);
     assign(&cfg.topo, n, &weight)
 }
