@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """Predicts a parallel run's wall time on more cores (docs/parallel.md).
 
-Usage: parallel-model.py [--flat] MEASURED_2T.json SYNC_2T.json COUNTS.json...
+Usage: parallel-model.py [--flat] MEASURED_2T.json[,MORE_2T.json...] SYNC_2T.json COUNTS.json...
 
 MEASURED_2T.json: timing.json of the scenario run on 2 threads, on a machine
 with a core per thread. It gives the costs:
   c_w  seconds per event on the critical path (critical_seconds / critical_events)
-  c_x  seconds of serial hand-over per crossing packet (merge_seconds / crossed)
+  m    seconds of serial merge per window (merge_seconds / windows): what the
+       dispatcher does between windows on its own (notes that cannot wait for
+       the next window; the packets crossing partitions are handed over on the
+       partitions' threads). It is serial, so a 2-thread run with as many
+       partitions as the predicted run measures it directly: give such runs
+       after a comma (MORE_2T.json, run.partitions = 16, 64, ...); each
+       prediction uses the one with its number of partitions, or the nearest
   s    seconds per window outside the partitions' work and the merge: the
-       dispatcher's serial work (samplers such as queue.csv) and one worker's
-       synchronisation
+       dispatcher's serial work (samplers such as queue.csv, the previous
+       window's notes it applies before it takes a partition) and one
+       worker's synchronisation
   d    seconds per event of the one-at-a-time drain
 SYNC_2T.json: timing.json of a 2-thread run without samplers; its per-window
 time outside work and merge is the synchronisation of one hand-over level,
@@ -24,8 +31,8 @@ critical_events = sum over windows of how long, in events, the threads took
 to run the window's partitions taking them from the pool, crossed_packets,
 windows, ordered_events) do not depend on the machine.
 
-T(P) = c_w * critical_events(P) + c_x * crossed(P)
-       + windows * (s + (L(P) - 1) * sigma) + d * ordered_events(P)
+T(P) = c_w * critical_events(P)
+       + windows * (m(partitions) + s + (L(P) - 1) * sigma) + d * ordered_events(P)
 L(P) = ceil(log2 P) (the tree), or P - 1 (--flat)
 T(1) = c_w * events + d * 0 + windows * (s - sigma)   (the same per-event cost)
 """
@@ -50,14 +57,16 @@ def levels(p, flat):
 def main():
     flat = "--flat" in sys.argv
     args = [a for a in sys.argv[1:] if a != "--flat"]
-    e = load(args[0])["engine"]
+    costs = [load(c)["engine"] for c in args[0].split(",")]
+    e = costs[0]
     sigma = outside(load(args[1])["engine"])
     c_w = e["critical_seconds"] / max(e["critical_events"], 1)
-    c_x = e["merge_seconds"] / max(e["crossed_packets"], 1)
     s = outside(e)
     d = e["ordered_seconds"] / max(e["ordered_events"], 1)
-    print(f"c_w {c_w * 1e9:.0f} ns/event, c_x {c_x * 1e9:.0f} ns/crossing, "
-          f"s {s * 1e6:.1f} us/window, sigma {sigma * 1e6:.1f} us/window/worker, d {d * 1e9:.0f} ns/event")
+    merge = {c["partitions"]: c["merge_seconds"] / max(c["windows"], 1) for c in costs}
+    print(f"c_w {c_w * 1e9:.0f} ns/event, s {s * 1e6:.1f} us/window, "
+          f"sigma {sigma * 1e6:.1f} us/window/worker, d {d * 1e9:.0f} ns/event, merge "
+          + ", ".join(f"{m * 1e6:.1f} us/window at {k}" for k, m in sorted(merge.items())))
     print(f"{'P':>4} {'parts':>5} {'events':>11} {'critical':>11} {'balance':>7} {'cross/ev':>8} "
           f"{'windows':>7} {'T pred s':>9} {'speed-up':>8}")
     t1 = None
@@ -73,8 +82,9 @@ def main():
                   f"{t:>9.2f} {1.0:>8.2f}")
             continue
         crit = g["critical_events"]
-        t = (c_w * crit + c_x * g["crossed_packets"]
-             + g["windows"] * (s + (levels(P, flat) - 1) * sigma) + d * g["ordered_events"])
+        m = merge[min(merge, key=lambda k: (abs(k - parts), k))]
+        t = (c_w * crit
+             + g["windows"] * (m + s + (levels(P, flat) - 1) * sigma) + d * g["ordered_events"])
         bal = events / P / crit if crit else 1.0
         cross = g["crossed_packets"] / max(events, 1)
         print(f"{P:>4} {parts:>5} {events:>11} {crit:>11} {bal:>7.2f} {cross:>8.3f} {g['windows']:>7} "

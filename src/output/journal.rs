@@ -126,9 +126,13 @@ pub enum Note {
     FlowFinished {
         flow: FlowId,
     },
-    /// Flow `flow` started: trace its path for the victim lists.
+    /// Flow `flow` started: its path joins the victim lists. `hops` is
+    /// its (switch ingress, egress port) at each switch when the partition
+    /// traced it on its own thread at the end of a window
+    /// ([`Journal::trace_paths`]); otherwise the dispatcher traces it.
     FlowPath {
         flow: FlowId,
+        hops: Option<Box<[(EgressId, u16)]>>,
     },
     /// A program's task, started at `start`, was done (collectives.csv).
     TaskDone {
@@ -191,6 +195,19 @@ impl Journal {
     /// Takes the notes made so far, oldest first.
     pub fn drain(&mut self) -> std::vec::Drain<'_, (Key, Note)> {
         self.notes.drain(..)
+    }
+
+    /// Traces the paths of the flows started since the last call (`trace`:
+    /// a flow's (switch ingress, egress port) at each switch), so that the
+    /// dispatcher, which applies the notes one at a time, only files them.
+    pub fn trace_paths(&mut self, mut trace: impl FnMut(FlowId) -> Box<[(EgressId, u16)]>) {
+        for (_, n) in &mut self.notes {
+            if let Note::FlowPath { flow, hops } = n
+                && hops.is_none()
+            {
+                *hops = Some(trace(*flow));
+            }
+        }
     }
 
     /// The notes made so far (unit tests).
@@ -328,7 +345,7 @@ impl Journal {
     /// Flow `flow` started (its path joins the victim lists).
     pub fn flow_path(&mut self, flow: FlowId) {
         if self.wants.victims {
-            self.put(Note::FlowPath { flow });
+            self.put(Note::FlowPath { flow, hops: None });
         }
     }
 
@@ -411,7 +428,15 @@ impl Journal {
             } => diag.resumed(gid, class, since, time, expired),
             Note::FlowStarted { flow, class } => diag.flow_started(flow, class),
             Note::FlowFinished { flow } => diag.flow_finished(flow),
-            Note::FlowPath { flow } => return Applied::FlowPath(flow),
+            Note::FlowPath { flow, hops: None } => return Applied::FlowPath(flow),
+            Note::FlowPath {
+                flow,
+                hops: Some(hops),
+            } => {
+                for &(ingress, egress) in &hops[..] {
+                    diag.flow_path(flow, ingress, egress);
+                }
+            }
             Note::TaskDone { task, start } => rec.task_done(time, task, start),
             Note::Paused {
                 switch,

@@ -54,8 +54,12 @@ pub struct Engine {
     /// Seconds from posting the windows to having every partition back.
     pub window_seconds: f64,
     /// Seconds spent between windows handing packets over and applying the
-    /// journals.
+    /// journals that could not wait (the serial merge).
     pub merge_seconds: f64,
+    /// Seconds the dispatcher's thread spent applying the previous window's
+    /// journals at the start of a window, while the workers ran partitions
+    /// (inside `window_seconds`).
+    pub filing_seconds: f64,
     /// Seconds of the windowed phase, wall clock, and of the one-at-a-time phase.
     pub windowed_seconds: f64,
     pub ordered_seconds: f64,

@@ -23,15 +23,17 @@ mod sequential;
 mod view;
 
 use crate::config::RunConfig;
+use crate::config::paths::flow_key;
 use crate::engine::{EventQueue, Key};
 use crate::error::Error;
-use crate::ids::{EgressId, SwitchIdx};
+use crate::ids::{EgressId, FlowId, SwitchIdx};
 use crate::nic::{FlowInfo, NicConfig, NicEnv};
 use crate::node::{Event, Progress};
 use crate::output::journal::{Journal, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
 use crate::output::{Engine, Recorder, RunOutputs};
 use crate::switch::SwitchConfig;
+use crate::switch::ecmp;
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use part::{Parts, Slot};
@@ -108,6 +110,8 @@ pub(crate) struct Shared {
     link_part: Vec<u16>,
     /// Started flows join the PFC victim lists.
     note_paths: bool,
+    /// The run's seed (ECMP hashes a flow's path with it).
+    seed: u64,
 }
 
 impl Shared {
@@ -157,6 +161,23 @@ impl Shared {
     fn gid(&self, node: NodeId, port: u16) -> EgressId {
         EgressId(self.egress_base[node.idx()] + port as u32)
     }
+
+    /// Flow `fid`'s entries in the PFC victim lists: at each switch it
+    /// crosses, the egress id of its ingress port and its egress port (the
+    /// switches' routing, as ECMP hashes it).
+    fn flow_hops(&self, fid: FlowId) -> Box<[(EgressId, u16)]> {
+        let cfg = &self.cfg;
+        let key = flow_key(&cfg.flows[fid.idx()], self.flows[fid.idx()].sport);
+        ecmp::trace(&cfg.topo, cfg.model.ecmp_hash, self.seed, key)
+            .into_iter()
+            .map(|h| {
+                (
+                    self.gid(cfg.topo.switches[h.index.idx()], h.ingress),
+                    h.egress,
+                )
+            })
+            .collect()
+    }
 }
 
 pub struct Sim {
@@ -178,6 +199,8 @@ pub struct Sim {
     roots: PauseRoots,
     /// Paused queues to search from at the next deadlock search.
     searches: Vec<(SwitchIdx, u16, u8)>,
+    /// The partitions' notes of a window being applied (kept for its capacity).
+    merging: Vec<(Key, crate::output::journal::Note)>,
     /// Per egress id: the search epoch that last visited it.
     visit: Vec<u32>,
     visit_epoch: u32,

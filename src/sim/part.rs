@@ -52,6 +52,9 @@ pub(crate) struct Part {
     pub outbox: Vec<Vec<Transit>>,
     /// Packets from other partitions, by source partition.
     pub inbox: Vec<Vec<Transit>>,
+    /// The partitions whose outboxes are not empty, found when the window's
+    /// outboxes are sealed: the exchange visits only these.
+    pub sent_to: Vec<u16>,
     fc_frames: Vec<Frame>,
     /// Packets sent to other partitions (the bench's crossing share).
     pub crossed: u64,
@@ -119,6 +122,7 @@ impl Part {
             switches: Vec::new(),
             outbox: vec![Vec::new(); parts],
             inbox: vec![Vec::new(); parts],
+            sent_to: Vec::new(),
             fc_frames: Vec::new(),
             crossed: 0,
             head: None,
@@ -146,6 +150,10 @@ impl Part {
             n += 1;
         }
         self.head = self.q.head_key();
+        if sh.note_paths {
+            // On this partition's thread, not in the dispatcher's serial merge.
+            self.journal.trace_paths(|fid| sh.flow_hops(fid));
+        }
         n
     }
 
@@ -308,10 +316,20 @@ impl Part {
 
     /// Closes a window's outboxes, on the partition's own thread: counts
     /// their packets as crossed and returns the earliest key among them (the
-    /// earliest arrival they may schedule in the partitions they go to).
+    /// earliest arrival they may schedule in the partitions they go to), and
+    /// lists the partitions they go to.
     pub fn seal_outbox(&mut self) -> Option<Key> {
-        self.crossed += self.outbox.iter().map(|o| o.len() as u64).sum::<u64>();
-        self.outbox.iter().flatten().map(Transit::key).min()
+        self.sent_to.clear();
+        let mut min = None;
+        for (to, out) in self.outbox.iter().enumerate() {
+            if out.is_empty() {
+                continue;
+            }
+            self.sent_to.push(to as u16);
+            self.crossed += out.len() as u64;
+            min = min.into_iter().chain(out.iter().map(Transit::key)).min();
+        }
+        min
     }
 }
 

@@ -29,9 +29,10 @@
 //! atomics order the moves. The pool's mutex is held only to take a partition.
 
 use crate::engine::Key;
+use crate::node::Transit;
 use crate::sim::Shared;
 use crate::sim::part::{Part, Parts};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -147,14 +148,97 @@ pub(crate) fn claim_makespan(events: &[u64], order: &[u32], threads: usize) -> u
 /// A partition a thread ran: its index, itself, what it did.
 type Done = (usize, Box<Part>, Ran);
 
+/// A window as the threads see it.
+#[derive(Clone, Copy, Default)]
+struct Window {
+    bound: Key,
+    /// The window's number modulo 2 (which [`Mailbox`] half it posts to).
+    parity: usize,
+}
+
 #[derive(Default)]
 struct Work {
-    /// The threads this one wakes (itself and those after it) and the
-    /// window's bound.
+    /// The threads this one wakes (itself and those after it) and the window.
     threads: usize,
-    bound: Key,
+    window: Window,
     /// The partitions they ran.
     done: Vec<Done>,
+}
+
+/// The packets partitions send each other, handed over on the partitions'
+/// own threads: a partition posts each outbox it filled in a window as it
+/// finishes the window, and takes what was posted to it in the previous
+/// window when it starts the next, so that between windows the dispatcher
+/// moves nothing. Two halves, by window parity: a partition that starts a
+/// window late must not take what another posted earlier in the same window
+/// (its packets arrive no earlier than the window's end, and the inboxes
+/// are taken whole at the start of a window, as the sequential hand-over did).
+struct Mailbox {
+    n: usize,
+    /// By parity, then (from, to) as `from * n + to`: the vector posted,
+    /// or an empty one (capacity kept) once taken.
+    cells: [Vec<Mutex<Vec<Transit>>>; 2],
+    /// By parity, then destination: a bit for each partition that posted to
+    /// it (`from / 64` words).
+    posted: [Vec<AtomicU64>; 2],
+}
+
+impl Mailbox {
+    fn new(n: usize) -> Mailbox {
+        let words = n.div_ceil(64);
+        let cells = || (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
+        let posted = || (0..n * words).map(|_| AtomicU64::new(0)).collect();
+        Mailbox {
+            n,
+            cells: [cells(), cells()],
+            posted: [posted(), posted()],
+        }
+    }
+
+    /// Partition `from`'s window (of parity `parity`) is over: its non-empty
+    /// outboxes (those `sent_to` lists, [`Part::seal_outbox`]) go into the
+    /// cells, each swapped for the empty vector its receiver left.
+    fn post(
+        &self,
+        parity: usize,
+        from: usize,
+        sent_to: &mut Vec<u16>,
+        outbox: &mut [Vec<Transit>],
+    ) {
+        let words = self.n.div_ceil(64);
+        for &to in sent_to.iter() {
+            let to = to as usize;
+            let mut cell = self.cells[parity][from * self.n + to]
+                .lock()
+                .expect("no thread panics holding it");
+            debug_assert!(cell.is_empty(), "the receiver took the last window's mail");
+            std::mem::swap(&mut *cell, &mut outbox[to]);
+            self.posted[parity][to * words + from / 64]
+                .fetch_or(1 << (from % 64), Ordering::Relaxed);
+        }
+        sent_to.clear();
+    }
+
+    /// Partition `to` takes into its inboxes what was posted to it in the
+    /// window of parity `parity`.
+    fn take(&self, parity: usize, to: usize, inbox: &mut [Vec<Transit>]) {
+        let words = self.n.div_ceil(64);
+        for w in 0..words {
+            let mut bits = self.posted[parity][to * words + w].swap(0, Ordering::Relaxed);
+            while bits != 0 {
+                let from = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let mut cell = self.cells[parity][from * self.n + to]
+                    .lock()
+                    .expect("no thread panics holding it");
+                debug_assert!(
+                    inbox[from].is_empty(),
+                    "an inbox is emptied in every window"
+                );
+                std::mem::swap(&mut *cell, &mut inbox[from]);
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -200,6 +284,7 @@ fn hand_overs(t: usize, len: usize) -> impl Iterator<Item = (usize, usize)> {
 struct Tree {
     slots: Vec<Slot>,
     pool: Mutex<Pool<Box<Part>>>,
+    mail: Mailbox,
     spins: u32,
 }
 
@@ -213,8 +298,10 @@ impl Tree {
         len: usize,
         done: &mut Vec<Done>,
         sh: &Shared,
-        bound: Key,
+        window: Window,
+        first: Option<&mut dyn FnMut()>,
     ) -> Result<(), ()> {
+        let Window { bound, parity } = window;
         let mut woke = [0usize; usize::BITS as usize];
         let mut n_woke = 0;
         for (child, n) in hand_overs(t, len) {
@@ -222,13 +309,16 @@ impl Tree {
             {
                 let mut w = slot.work.lock().expect("a worker never panics holding it");
                 w.threads = n;
-                w.bound = bound;
+                w.window = window;
             }
             slot.state.store(POSTED, Ordering::Release);
             woke[n_woke] = child;
             n_woke += 1;
         }
         done.clear();
+        if let Some(first) = first {
+            first();
+        }
         loop {
             let next = self
                 .pool
@@ -237,8 +327,11 @@ impl Tree {
                 .take(t);
             let Some((i, mut part)) = next else { break };
             let start = Instant::now();
+            self.mail.take(1 - parity, i, &mut part.inbox);
             let events = part.run_until(sh, bound);
             let sent_min = part.seal_outbox();
+            let p = &mut *part;
+            self.mail.post(parity, i, &mut p.sent_to, &mut p.outbox);
             let ran = Ran {
                 events,
                 seconds: start.elapsed().as_secs_f64(),
@@ -266,21 +359,25 @@ impl Tree {
 pub(crate) struct Crew {
     tree: Arc<Tree>,
     handles: Vec<JoinHandle<()>>,
+    /// Windows run so far.
+    windows: usize,
 }
 
 impl Crew {
-    /// Starts `n` worker threads.
-    pub fn start(n: usize, sh: &Arc<Shared>) -> Result<Crew, std::io::Error> {
+    /// Starts `n` worker threads for `parts` partitions.
+    pub fn start(n: usize, parts: usize, sh: &Arc<Shared>) -> Result<Crew, std::io::Error> {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         let spins = if n < cores { SPINS } else { 0 };
         let tree = Arc::new(Tree {
             slots: (0..n).map(|_| Slot::default()).collect(),
             pool: Mutex::new(Pool::new(n + 1)),
+            mail: Mailbox::new(parts),
             spins,
         });
         let mut crew = Crew {
             tree,
             handles: Vec::new(),
+            windows: 0,
         };
         for t in 1..=n {
             let (tree, sh) = (crew.tree.clone(), sh.clone());
@@ -298,10 +395,22 @@ impl Crew {
     }
 
     /// Runs one window of every partition on this thread and the workers,
-    /// the others' partitions taken in `order` ([`Pool::take`]). Returns what
-    /// each partition did, in partition order.
-    pub fn window(&self, parts: &mut Parts, sh: &Shared, bound: Key, order: &[u32]) -> Vec<Ran> {
+    /// the others' partitions taken in `order` ([`Pool::take`]); this
+    /// thread does `first` once it has woken the workers, before it takes a
+    /// partition. Returns what each partition did, in partition order.
+    pub fn window(
+        &mut self,
+        parts: &mut Parts,
+        sh: &Shared,
+        bound: Key,
+        order: &[u32],
+        first: &mut dyn FnMut(),
+    ) -> Vec<Ran> {
         let n = parts.len();
+        let window = Window {
+            bound,
+            parity: self.windows % 2,
+        };
         self.tree
             .pool
             .lock()
@@ -310,12 +419,13 @@ impl Crew {
         let mut done = Vec::with_capacity(n);
         if self
             .tree
-            .fan(0, self.threads(), &mut done, sh, bound)
+            .fan(0, self.threads(), &mut done, sh, window, Some(first))
             .is_err()
         {
             panic!("a partition's worker thread panicked");
         }
         assert_eq!(done.len(), n, "every partition ran once");
+        self.windows += 1;
         done.sort_unstable_by_key(|d| d.0);
         let mut ran = Vec::with_capacity(n);
         for (_, part, r) in done {
@@ -323,6 +433,17 @@ impl Crew {
             ran.push(r);
         }
         ran
+    }
+}
+
+impl Crew {
+    /// The windows are over: each partition takes what the last one posted
+    /// to it.
+    pub fn take_mail(&self, parts: &mut Parts) {
+        let parity = (self.windows + 1) % 2;
+        for (i, p) in parts.iter_mut().enumerate() {
+            self.tree.mail.take(parity, i, &mut p.inbox);
+        }
     }
 }
 
@@ -350,11 +471,11 @@ fn work(tree: &Tree, t: usize, sh: &Shared) {
             .expect("the thread above never panics holding it");
         let Work {
             threads,
-            bound,
+            window,
             done,
         } = &mut *w;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            tree.fan(t, *threads, done, sh, *bound)
+            tree.fan(t, *threads, done, sh, *window, None)
         }));
         drop(w);
         if !matches!(run, Ok(Ok(()))) {
@@ -367,7 +488,65 @@ fn work(tree: &Tree, t: usize, sh: &Shared) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Pool, claim_makespan, hand_overs, heaviest_first};
+    use super::{Mailbox, Pool, claim_makespan, hand_overs, heaviest_first};
+
+    /// What partition `from` posts in a window reaches partition `to` when
+    /// `to` starts the next window, not before (not even if `to` starts the
+    /// window late), each packet once and in the order sent; across more
+    /// than 64 partitions (the posted bits' second word).
+    #[test]
+    fn mail_posted_in_a_window_is_taken_in_the_next() {
+        use crate::node::Transit;
+        use crate::packet::{MAX_INT_HOPS, Packet, PacketKind};
+        let transit = |seq: u64| {
+            let mut pkt = Packet::new(PacketKind::Data);
+            pkt.seq = seq;
+            Transit {
+                link: crate::ids::EgressId(0),
+                at: crate::units::SimTime(seq),
+                lead: 0,
+                pkt,
+                int: [Default::default(); MAX_INT_HOPS],
+            }
+        };
+        let n = 70;
+        let mail = Mailbox::new(n);
+        let mut outbox: Vec<Vec<Vec<Transit>>> = vec![vec![Vec::new(); n]; n];
+        let mut inbox: Vec<Vec<Vec<Transit>>> = vec![vec![Vec::new(); n]; n];
+        for window in 0..4u64 {
+            let parity = (window % 2) as usize;
+            // Partition 69 takes first, then sends to 3 and 66; 3 sends to
+            // 69; 66 takes last, after the others posted in this window.
+            for (from, to) in [(69usize, 3usize), (69, 66), (3, 69)] {
+                if from == 69 || from == 3 {
+                    mail.take(1 - parity, from, &mut inbox[from]);
+                }
+                for k in 0..2 {
+                    outbox[from][to].push(transit(window * 100 + k));
+                }
+            }
+            for from in [69, 3] {
+                let mut sent_to: Vec<u16> = (0..n as u16)
+                    .filter(|&t| !outbox[from][t as usize].is_empty())
+                    .collect();
+                mail.post(parity, from, &mut sent_to, &mut outbox[from]);
+                assert!(sent_to.is_empty() && outbox[from].iter().all(|o| o.is_empty()));
+            }
+            mail.take(1 - parity, 66, &mut inbox[66]);
+            for (to, from) in [(3usize, 69usize), (66, 69), (69, 3)] {
+                let got: Vec<u64> = inbox[to][from].drain(..).map(|t| t.pkt.seq).collect();
+                let want: Vec<u64> = match window {
+                    0 => vec![],
+                    w => vec![(w - 1) * 100, (w - 1) * 100 + 1],
+                };
+                assert_eq!(got, want, "window {window}: {from} -> {to}");
+            }
+            assert!(
+                inbox.iter().flatten().all(|i| i.is_empty()),
+                "nothing else arrived"
+            );
+        }
+    }
 
     /// Every thread is woken exactly once, and the longest
     /// chain of hand-overs before a thread starts (each hand-over a thread

@@ -259,7 +259,6 @@ impl Sim {
             }
         });
         let mut reports = Vec::with_capacity(r.size() * FIELDS);
-        let mut lists = Vec::with_capacity(r.size());
         for from in 0..r.size() {
             let bytes = got.from(from);
             let (head, rest) = bytes.split_at(FIELDS * 8);
@@ -268,7 +267,7 @@ impl Sim {
                     .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
             );
             let (notes, rest): (Vec<(Key, Note)>, &[u8]) = take(rest);
-            lists.push(notes);
+            self.merging.extend(notes);
             if !rest.is_empty() {
                 let list = super::wire::get(rest);
                 let inbox = &mut p.inbox[from];
@@ -279,7 +278,10 @@ impl Sim {
                 }
             }
         }
-        self.merge_notes(lists);
+        // Each rank's notes in key order, ranks one after another: sorted
+        // stably, as the threads' are.
+        self.sort_gathered();
+        self.apply_gathered();
         reports
     }
 

@@ -69,6 +69,14 @@ pub(in crate::sim) trait Partitions {
     /// links.
     fn settle(&mut self, sim: &mut Sim);
 
+    /// Applies the notes of the last window if they are still waiting (they
+    /// may wait while the next window runs): before the dispatcher's own
+    /// events, the periodic checks and the end of the windows. Returns how
+    /// the run ends if they take the output over its limit.
+    fn flush(&mut self, _sim: &mut Sim) -> Option<Ending> {
+        None
+    }
+
     /// Partition `i`'s turn: its events from `head` to below `bound`.
     /// `pr` is the run's progress before the turn.
     fn turn(
@@ -102,6 +110,7 @@ impl Sim {
         let t0 = std::time::Instant::now();
         let mut s = Survey::default();
         let ended = self.windows(parts, &mut s, stop_bound, progress);
+        let ended = parts.flush(self).or(ended);
         self.engine.windowed_seconds = t0.elapsed().as_secs_f64();
         if let Some(e) = ended {
             return e;
@@ -142,14 +151,20 @@ impl Sim {
             {
                 return Some(e);
             }
-            if global == Some(bound)
-                && let Some(e) = self.global_due()
-            {
-                return Some(e);
+            if global == Some(bound) {
+                if let Some(e) = parts.flush(self) {
+                    return Some(e);
+                }
+                if let Some(e) = self.global_due() {
+                    return Some(e);
+                }
             }
             if self.engine.window_events >= next_check {
                 next_check = self.engine.window_events + CHECK_EVERY;
                 progress(self.at(SimTime(bound.0), s.progress.done));
+                if let Some(e) = parts.flush(self) {
+                    return Some(e);
+                }
                 if let Some(e) = parts.check(self, SimTime(bound.0)) {
                     return Some(e);
                 }

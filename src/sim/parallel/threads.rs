@@ -10,6 +10,7 @@ use super::run::{Partitions, Survey};
 use crate::engine::Key;
 use crate::error::Error;
 use crate::node::{Event, Progress};
+use crate::sim::notes::file_notes;
 use crate::sim::{CHECK_EVERY, Ending, Sim};
 use crate::units::SimTime;
 use std::time::Instant;
@@ -23,6 +24,9 @@ pub(in crate::sim) struct Threads {
     inbox_min: Option<Key>,
     /// The windows are over (the heads are read from the queues).
     settled: bool,
+    /// The bound of the window whose notes wait in `sim.merging`, to be
+    /// applied while the next window runs.
+    waiting: Option<Key>,
     /// Events handled in turns, and when the next check is due.
     handled: u64,
     next_check: u64,
@@ -34,7 +38,7 @@ impl Threads {
     pub fn start(sim: &mut Sim) -> Result<Threads, Ending> {
         let n = sim.parts.len();
         let threads = sim.engine.threads.clamp(1, n);
-        let crew = Crew::start(threads - 1, &sim.sh).map_err(|e| {
+        let crew = Crew::start(threads - 1, n, &sim.sh).map_err(|e| {
             Ending::Failed(Error::Sim(format!(
                 "cannot start {} worker threads: {e}",
                 threads - 1
@@ -48,6 +52,7 @@ impl Threads {
             crew,
             expected: vec![0; n],
             inbox_min: None,
+            waiting: None,
             settled: false,
             handled: 0,
             next_check: CHECK_EVERY,
@@ -70,9 +75,26 @@ impl Partitions for Threads {
     fn window(&mut self, sim: &mut Sim, bound: Key) -> Option<Ending> {
         let tw = Instant::now();
         let order = heaviest_first(&self.expected);
-        let ran = self.crew.window(&mut sim.parts, &sim.sh, bound, &order);
+        // The previous window's notes, if they wait, are applied on this
+        // thread while the workers start on this window's partitions.
+        let mut notes = std::mem::take(&mut sim.merging);
+        let mut filing = 0.0;
+        let ran = {
+            let (sh, rec, diag, roots) = (&sim.sh, &mut sim.rec, &mut sim.diag, &mut sim.roots);
+            let mut file = || {
+                if !notes.is_empty() {
+                    let t = Instant::now();
+                    file_notes(&mut notes, sh, rec, diag, roots);
+                    filing = t.elapsed().as_secs_f64();
+                }
+            };
+            self.crew
+                .window(&mut sim.parts, sh, bound, &order, &mut file)
+        };
+        sim.merging = notes;
         let e = &mut sim.engine;
         e.window_seconds += tw.elapsed().as_secs_f64();
+        e.filing_seconds += filing;
         let mut busy = vec![0.0f64; self.crew.threads()];
         for (i, r) in ran.iter().enumerate() {
             e.window_events += r.events;
@@ -84,11 +106,26 @@ impl Partitions for Threads {
         e.critical_events += claim_makespan(&self.expected, &order, self.crew.threads());
         e.windows += 1;
         let ts = Instant::now();
-        sim.exchange();
+        // The notes just filed may have taken the output over its limit: the
+        // run ends where it would have, at their window's bound.
+        if let Some(at) = self.waiting.take()
+            && let Some(e) = sim.row_over_limit(SimTime(at.0))
+        {
+            return Some(e);
+        }
         self.inbox_min = ran.iter().filter_map(|r| r.sent_min).min();
-        sim.apply_journals();
+        let ending = match sim.gather_notes() {
+            true if !sim.merging.is_empty() => {
+                self.waiting = Some(bound);
+                None
+            }
+            _ => {
+                sim.apply_gathered();
+                sim.row_over_limit(SimTime(bound.0))
+            }
+        };
         sim.engine.merge_seconds += ts.elapsed().as_secs_f64();
-        sim.row_over_limit(SimTime(bound.0))
+        ending
     }
 
     fn check(&mut self, sim: &mut Sim, at: SimTime) -> Option<Ending> {
@@ -98,7 +135,14 @@ impl Partitions for Threads {
         sim.wall_over().then_some(Ending::WallOver(at))
     }
 
+    fn flush(&mut self, sim: &mut Sim) -> Option<Ending> {
+        let at = self.waiting.take()?;
+        sim.apply_gathered();
+        sim.row_over_limit(SimTime(at.0))
+    }
+
     fn settle(&mut self, sim: &mut Sim) {
+        self.crew.take_mail(&mut sim.parts);
         for p in &mut sim.parts {
             p.take_inbox();
         }
@@ -171,24 +215,6 @@ impl Partitions for Threads {
 }
 
 impl Sim {
-    /// Moves each partition's outbox for partition `to` into `to`'s inbox
-    /// (the vectors, not their packets: `to` takes them into its links at
-    /// the start of its next window, on its own thread).
-    fn exchange(&mut self) {
-        let n = self.parts.len();
-        for from in 0..n {
-            for to in 0..n {
-                if from == to || self.parts[from].outbox[to].is_empty() {
-                    continue;
-                }
-                let out = std::mem::take(&mut self.parts[from].outbox[to]);
-                let old = std::mem::replace(&mut self.parts[to].inbox[from], out);
-                debug_assert!(old.is_empty(), "an inbox is emptied in every window");
-                self.parts[from].outbox[to] = old;
-            }
-        }
-    }
-
     /// Delivers partition `i`'s outboxes at once (a turn); returns the
     /// earliest key they may have scheduled.
     fn hand_over(&mut self, i: usize) -> Key {
