@@ -19,8 +19,9 @@ with a core per thread. It gives the costs:
        worker's synchronisation
   d    seconds per event of the one-at-a-time drain
 SYNC_2T.json: timing.json of a 2-thread run without samplers; its per-window
-time outside work and merge is the synchronisation of one hand-over level,
-sigma. The hand-over is a binomial tree (src/sim/parallel/crew.rs): a window
+time outside work and merge, less the notes applied at the start of a window
+(filing_seconds, once a window), is the synchronisation of one hand-over
+level, sigma. The hand-over is a binomial tree (src/sim/parallel/crew.rs): a window
 reaches the last of P partitions after ceil(log2 P) hand-overs and comes back
 through as many, so each further level is assumed to add sigma (--flat: each
 further worker adds sigma, the dispatcher handing a window to each in turn, as
@@ -49,6 +50,13 @@ def outside(e):
     return (e["windowed_seconds"] - e["critical_seconds"] - e["merge_seconds"]) / max(e["windows"], 1)
 
 
+def sync(e):
+    """One hand-over level a window: the time outside the partitions' work
+    and the merge, less the notes the dispatcher applies before it takes a
+    partition (once a window, however many levels)."""
+    return outside(e) - e.get("filing_seconds", 0.0) / max(e["windows"], 1)
+
+
 def levels(p, flat):
     """Hand-overs on a window's way to the last partition."""
     return p - 1 if flat else (p - 1).bit_length()
@@ -59,7 +67,7 @@ def main():
     args = [a for a in sys.argv[1:] if a != "--flat"]
     costs = [load(c)["engine"] for c in args[0].split(",")]
     e = costs[0]
-    sigma = outside(load(args[1])["engine"])
+    sigma = sync(load(args[1])["engine"])
     c_w = e["critical_seconds"] / max(e["critical_events"], 1)
     s = outside(e)
     d = e["ordered_seconds"] / max(e["ordered_events"], 1)

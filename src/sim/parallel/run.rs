@@ -71,8 +71,8 @@ pub(in crate::sim) trait Partitions {
 
     /// Applies the notes of the last window if they are still waiting (they
     /// may wait while the next window runs): before the dispatcher's own
-    /// events, the periodic checks and the end of the windows. Returns how
-    /// the run ends if they take the output over its limit.
+    /// events and at the end of the windows. Returns how the run ends if they
+    /// take the output over its limit.
     fn flush(&mut self, _sim: &mut Sim) -> Option<Ending> {
         None
     }
@@ -162,9 +162,8 @@ impl Sim {
             if self.engine.window_events >= next_check {
                 next_check = self.engine.window_events + CHECK_EVERY;
                 progress(self.at(SimTime(bound.0), s.progress.done));
-                if let Some(e) = parts.flush(self) {
-                    return Some(e);
-                }
+                // (The last window's notes may still wait: the size on disk
+                // is checked a window late, the same for every thread count.)
                 if let Some(e) = parts.check(self, SimTime(bound.0)) {
                     return Some(e);
                 }

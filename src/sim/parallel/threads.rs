@@ -137,7 +137,9 @@ impl Partitions for Threads {
 
     fn flush(&mut self, sim: &mut Sim) -> Option<Ending> {
         let at = self.waiting.take()?;
+        let ts = Instant::now();
         sim.apply_gathered();
+        sim.engine.merge_seconds += ts.elapsed().as_secs_f64();
         sim.row_over_limit(SimTime(at.0))
     }
 
