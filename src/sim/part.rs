@@ -53,7 +53,7 @@ pub(crate) struct Part {
     /// Packets from other partitions, by source partition.
     pub inbox: Vec<Vec<Transit>>,
     /// The partitions whose outboxes are not empty, found when the window's
-    /// outboxes are sealed: the exchange visits only these.
+    /// outboxes are sealed: only these are posted to the receivers.
     pub sent_to: Vec<u16>,
     fc_frames: Vec<Frame>,
     /// Packets sent to other partitions (the bench's crossing share).

@@ -25,6 +25,10 @@
 //! threads"). Partitions move as boxes ([`Parts`]): a pointer each, not their
 //! 1.4 KB structs. Which thread runs a partition changes no output.
 //!
+//! The packets that cross partitions go through a [`Mailbox`]: each
+//! partition posts its outboxes as it ends a window and takes what was
+//! posted to it as it starts the next, on whichever thread runs it.
+//!
 //! A slot's mutex is never contended (its state says whose turn it is); the
 //! atomics order the moves. The pool's mutex is held only to take a partition.
 

@@ -58,7 +58,9 @@ pub(in crate::sim) trait Partitions {
 
     /// Runs every partition's events below `bound`, then exchanges the
     /// packets that crossed between partitions and applies the journals in
-    /// key order. Returns how the run ends if it ends here.
+    /// key order (on threads, the journals may wait to be applied during
+    /// the next window: [`Partitions::flush`]). Returns how the run ends if
+    /// it ends here.
     fn window(&mut self, sim: &mut Sim, bound: Key) -> Option<Ending>;
 
     /// The periodic check in the windows (every [`CHECK_EVERY`] events), at

@@ -1,7 +1,9 @@
 //! A run's partitions on threads of this process ([`Partitions`] for the
 //! loop in [`super::run`]): a window runs every partition at once on the
-//! [`crew`] (each also finding the earliest arrival it sent), then their
-//! outboxes are moved into the inboxes; a turn runs one
+//! [`crew`] (each also finding the earliest arrival it sent and posting its
+//! outboxes to the crew's mailbox, which the receivers take from as they
+//! start the next window), while the dispatcher's thread applies the
+//! previous window's notes before it takes a partition; a turn runs one
 //! partition an event at a time, handing each packet that crosses to its
 //! partition at once.
 
