@@ -132,7 +132,6 @@ impl Sim {
             parts,
             gq: EventQueue::new(),
             grid,
-            seed,
             rec,
             watched_ports,
             trace_rates: opts.trace_rates,

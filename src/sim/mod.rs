@@ -187,7 +187,6 @@ pub struct Sim {
     gq: EventQueue<checks::Due>,
     /// The window grid (ps): the smallest link delay.
     grid: u64,
-    seed: u64,
     rec: Recorder,
     /// Egress ports the per-port recorders watch (`output.queue_ports`).
     watched_ports: Vec<(NodeId, u16)>,
@@ -254,7 +253,7 @@ impl Sim {
 
     /// The seed this run uses (the scenario's, or `--seed`).
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.sh.seed
     }
 
     /// A progress report at simulated time `now` with `done` flows completed.

@@ -5,7 +5,7 @@ use super::checks::Due;
 use super::part::next_grid;
 use super::{Shared, Sim};
 use crate::engine::Key;
-use crate::ids::FlowId;
+use crate::ids::SwitchIdx;
 use crate::output::Recorder;
 use crate::output::journal::{Applied, Journal, Note, PauseRoots};
 use crate::output::pfc_diag::PfcDiag;
@@ -47,37 +47,53 @@ impl Sim {
 
     /// Applies one journal note made at `key`.
     pub(super) fn apply(&mut self, key: Key, note: Note) {
-        let time = SimTime(key.0);
-        match Journal::apply(note, time, &mut self.rec, &mut self.diag, &mut self.roots) {
-            Applied::Done => {}
-            Applied::FlowPath(fid) => self.note_flow_path(fid),
-            Applied::Paused(si, port, class) if self.diag.candidate.is_none() => {
-                // Searched at the next grid point, whatever the threads. (A
-                // candidate changes only at the dispatcher's events, which end
-                // windows: every thread count sees the same one here.) Pending
-                // searches already have that point's event.
-                if self.searches.is_empty() {
-                    let at = SimTime(next_grid(key.0, self.grid));
-                    self.gq.schedule_cold_lead(at, u32::MAX, Due::Deadlock);
-                }
-                self.searches.push((si, port, class));
+        let paused = file_note(
+            key,
+            note,
+            &self.sh,
+            &mut self.rec,
+            &mut self.diag,
+            &mut self.roots,
+        );
+        if let Some((si, port, class)) = paused
+            && self.diag.candidate.is_none()
+        {
+            // Searched at the next grid point, whatever the threads. (A
+            // candidate changes only at the dispatcher's events, which end
+            // windows: every thread count sees the same one here.) Pending
+            // searches already have that point's event.
+            if self.searches.is_empty() {
+                let at = SimTime(next_grid(key.0, self.grid));
+                self.gq.schedule_cold_lead(at, u32::MAX, Due::Deadlock);
             }
-            Applied::Paused(..) => {}
+            self.searches.push((si, port, class));
         }
-    }
-
-    /// PFC victims: which switch ingresses and egresses flow `fid`, which has
-    /// just started, crosses (the dispatcher's view of the routing; the
-    /// diagnostics watch the flow from now until it completes).
-    pub(super) fn note_flow_path(&mut self, fid: FlowId) {
-        file_flow_path(&self.sh, &mut self.diag, fid);
     }
 }
 
-/// Flow `fid`'s path joins the victim lists.
-fn file_flow_path(sh: &Shared, diag: &mut PfcDiag, fid: FlowId) {
-    for &(ingress, egress) in &sh.flow_hops(fid)[..] {
-        diag.flow_path(fid, ingress, egress);
+/// Applies one note made at `key` to the recorder and the diagnostics; a
+/// flow's path not traced by its partition is traced here. Returns the
+/// paused queue a note asks a deadlock search from, which only the
+/// dispatcher can schedule ([`Sim::apply`]).
+fn file_note(
+    key: Key,
+    note: Note,
+    sh: &Shared,
+    rec: &mut Recorder,
+    diag: &mut PfcDiag,
+    roots: &mut PauseRoots,
+) -> Option<(SwitchIdx, u16, u8)> {
+    match Journal::apply(note, SimTime(key.0), rec, diag, roots) {
+        Applied::Done => None,
+        Applied::FlowPath(fid) => {
+            // PFC victims: the switch ingresses and egresses the flow, just
+            // started, crosses (the diagnostics watch it until it completes).
+            for &(ingress, egress) in &sh.flow_hops(fid)[..] {
+                diag.flow_path(fid, ingress, egress);
+            }
+            None
+        }
+        Applied::Paused(si, port, class) => Some((si, port, class)),
     }
 }
 
@@ -94,10 +110,10 @@ pub(super) fn file_notes(
     roots: &mut PauseRoots,
 ) {
     for (key, note) in notes.drain(..) {
-        match Journal::apply(note, SimTime(key.0), rec, diag, roots) {
-            Applied::Done => {}
-            Applied::FlowPath(fid) => file_flow_path(sh, diag, fid),
-            Applied::Paused(..) => unreachable!("notes asking for a search are applied at once"),
-        }
+        let paused = file_note(key, note, sh, rec, diag, roots);
+        assert!(
+            paused.is_none(),
+            "notes asking for a search are applied at once"
+        );
     }
 }

@@ -438,9 +438,7 @@ impl Crew {
         }
         ran
     }
-}
 
-impl Crew {
     /// The windows are over: each partition takes what the last one posted
     /// to it.
     pub fn take_mail(&self, parts: &mut Parts) {
