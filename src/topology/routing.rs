@@ -59,6 +59,12 @@ pub struct Routes {
     /// list (unreachable).
     lists: Vec<(u32, u16)>,
     pool: Vec<u16>,
+    /// Where `0, 1, 2, ...` (the one-port lists [`Rule`]s and [`HostRule`]
+    /// give, up to the highest port one names) start in `pool`.
+    ident: u32,
+    /// Each host's attachment and own port by arithmetic, when the rows
+    /// are [`Rows::Rules`] and the hosts are numbered rack by rack.
+    hosts: HostRule,
     /// Hop distance (switch to switch) from each switch to each attachment switch.
     dist: Vec<u16>,
     /// Static routes: (switch index, destination host) -> pool offset of its port.
@@ -71,11 +77,203 @@ pub struct Routes {
     address: Vec<u32>,
 }
 
-/// List numbers, narrow when they fit.
+/// List numbers, narrow when they fit; or, on a regular fabric, a rule per
+/// switch that computes them.
 #[derive(Clone, Debug)]
 enum Rows {
     Narrow(Vec<u16>),
     Wide(Vec<u32>),
+    /// By switch index ([`Rule`]): the table's rows when every one of them
+    /// is a rule, as on generated fat-trees and leaf-spines.
+    Rules(Vec<Rule>),
+}
+
+/// One switch's next hops toward every attachment switch as arithmetic
+/// (issue 43: route regular fabrics by address arithmetic): toward the
+/// attachment switches numbered `lo..hi`, the single port
+/// `base + ((a - lo) >> shift) * step` (an aggregation switch's down port to
+/// each ToR of its pod, a core switch's port to each pod); toward every
+/// other one, list number `default` (the up links). Fitted to the table
+/// computed by the searches and kept only if it gives every entry of the
+/// row (`fit_rule`), so the routes are the same either way. Shifts, not
+/// divisions: a division's latency would be on every packet's hop (a rule
+/// is fitted only where the groups are powers of two, else the table
+/// stays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rule {
+    default: u32,
+    lo: u32,
+    hi: u32,
+    /// log2 of the attachment switches a port serves in the segment.
+    shift: u32,
+    base: u32,
+    step: i32,
+}
+
+impl Rule {
+    /// The single port toward attachment switch `a`, if `a` is in the
+    /// segment; else the switch uses list `default`.
+    #[inline(always)]
+    fn port(&self, a: u32) -> Option<u32> {
+        if a < self.lo || a >= self.hi {
+            return None;
+        }
+        let k = (a - self.lo) >> self.shift;
+        Some(self.base.wrapping_add_signed(k as i32 * self.step))
+    }
+
+    /// The highest port the segment names (its first or its last group's).
+    fn top_port(&self) -> u32 {
+        let last = self.port(self.hi - 1).unwrap_or(self.base);
+        last.max(self.base)
+    }
+}
+
+/// Each host's attachment index and own port by arithmetic: hosts
+/// numbered `lo..hi`, `1 << shift` to a rack, rack by rack from attachment index
+/// `attach0` and port `port0` of each rack's switch (a generated fat-tree's
+/// or leaf-spine's hosts). Kept only if it gives every host's entry of the
+/// table (`fit_host_rule`); `lo == hi` (the default) for none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct HostRule {
+    lo: u32,
+    hi: u32,
+    shift: u32,
+    attach0: u32,
+    port0: u32,
+}
+
+impl HostRule {
+    /// Host `n`'s (attachment index, own port), if the rule covers it.
+    #[inline(always)]
+    fn of(&self, n: u32) -> Option<(u32, u32)> {
+        let k = n.wrapping_sub(self.lo);
+        if k >= self.hi - self.lo {
+            return None;
+        }
+        let rack = k >> self.shift;
+        Some((self.attach0 + rack, self.port0 + (k - (rack << self.shift))))
+    }
+}
+
+/// The host rule that gives every host's (attachment index, own port) in
+/// `host_route` (own ports as pool offsets, `port_at` reads them), if one does.
+fn fit_host_rule(
+    spec: &TopologySpec,
+    host_route: &[(u32, u32)],
+    port_at: impl Fn(u32) -> u32,
+) -> Option<HostRule> {
+    let is_host = |n: usize| spec.kinds[n] == NodeKind::Host;
+    let lo = (0..spec.kinds.len()).find(|&n| is_host(n))?;
+    let hi = (lo..spec.kinds.len())
+        .find(|&n| !is_host(n))
+        .unwrap_or(spec.kinds.len());
+    if (hi..spec.kinds.len()).any(is_host) || spec.kinds.len() > u32::MAX as usize {
+        return None;
+    }
+    let entry = |n: usize| {
+        let (a, off) = host_route[n];
+        (a != NONE).then(|| (a, port_at(off)))
+    };
+    let (attach0, port0) = entry(lo)?;
+    let per = (lo..hi)
+        .take_while(|&n| entry(n).map(|e| e.0) == Some(attach0))
+        .count();
+    if !per.is_power_of_two() {
+        return None;
+    }
+    let rule = HostRule {
+        lo: lo as u32,
+        hi: hi as u32,
+        shift: per.trailing_zeros(),
+        attach0,
+        port0,
+    };
+    (lo..hi)
+        .all(|n| entry(n) == rule.of(n as u32))
+        .then_some(rule)
+}
+
+/// The rule that gives `row` (list numbers by attachment index), skipping
+/// index `own` (the switch's own hosts, routed by their ports), if one does;
+/// `single` is the port of a list of one port. Tries a default list with
+/// one segment of single ports around the entries that differ from it,
+/// then single ports throughout.
+fn fit_rule(row: &[u32], own: u32, single: impl Fn(u32) -> Option<u32>) -> Option<Rule> {
+    let entries = || {
+        (0..row.len() as u32)
+            .filter(move |&a| a != own)
+            .map(|a| (a, row[a as usize]))
+    };
+    let holds = |r: &Rule| {
+        entries().all(|(a, v)| match r.port(a) {
+            Some(p) => single(v) == Some(p),
+            None => v == r.default,
+        })
+    };
+    // The segment [lo, hi) of single ports: its first port, how many
+    // attachment switches share it, and the step to the next group's.
+    let segment = |lo: u32, hi: u32, default: u32| -> Option<Rule> {
+        let in_seg = || entries().filter(move |&(a, _)| a >= lo && a < hi);
+        let (_, v) = in_seg().next()?;
+        let base = single(v)?;
+        let next = in_seg().find(|&(_, v)| single(v) != Some(base));
+        let (div, step) = match next {
+            Some((a, v)) => (a - lo, single(v)? as i64 - base as i64),
+            None => (hi - lo, 0),
+        };
+        let div = div.max(1);
+        if !div.is_power_of_two() {
+            return None;
+        }
+        let rule = Rule {
+            default,
+            lo,
+            hi,
+            shift: div.trailing_zeros(),
+            base,
+            step: i32::try_from(step).ok()?,
+        };
+        holds(&rule).then_some(rule)
+    };
+    // Boyer-Moore's majority candidate: an aggregation or a ToR switch sends
+    // toward most attachment switches by its up links.
+    let mut cand = (0u32, 0usize);
+    for (_, v) in entries() {
+        if cand.1 == 0 {
+            cand = (v, 1);
+        } else if cand.0 == v {
+            cand.1 += 1;
+        } else {
+            cand.1 -= 1;
+        }
+    }
+    let default = cand.0;
+    let differ = || {
+        entries()
+            .filter(move |&(_, v)| v != default)
+            .map(|(a, _)| a)
+    };
+    match (differ().next(), differ().next_back()) {
+        (None, _) => {
+            let rule = Rule {
+                default,
+                lo: 0,
+                hi: 0,
+                shift: 0,
+                base: 0,
+                step: 0,
+            };
+            return Some(rule);
+        }
+        (Some(lo), Some(last)) => {
+            if let Some(rule) = segment(lo, last + 1, default) {
+                return Some(rule);
+            }
+        }
+        _ => {}
+    }
+    segment(0, row.len() as u32, 0)
 }
 
 impl Default for Rows {
@@ -90,6 +288,7 @@ impl Rows {
         match self {
             Rows::Narrow(r) => r[i] as usize,
             Rows::Wide(r) => r[i] as usize,
+            Rows::Rules(_) => unreachable!("rules are read by next_hops"),
         }
     }
 
@@ -97,6 +296,7 @@ impl Rows {
         match self {
             Rows::Narrow(r) => r.capacity() * 2,
             Rows::Wide(r) => r.capacity() * 4,
+            Rows::Rules(r) => r.capacity() * size_of::<Rule>(),
         }
     }
 }
@@ -128,6 +328,19 @@ impl Routes {
         switches: &[NodeId],
         graph: &SwitchGraph,
         order: HopOrder,
+    ) -> Result<Routes, String> {
+        Routes::compute_with(spec, ports, switches, graph, order, true)
+    }
+
+    /// [`Self::compute`], keeping the table's rows rather than rules when
+    /// `fit_rules` is false (the tests compare the two).
+    fn compute_with(
+        spec: &TopologySpec,
+        ports: &[Vec<PortInfo>],
+        switches: &[NodeId],
+        graph: &SwitchGraph,
+        order: HopOrder,
+        fit_rules: bool,
     ) -> Result<Routes, String> {
         let n = spec.kinds.len();
         let ns = switches.len();
@@ -259,15 +472,43 @@ impl Routes {
                 address[nic.idx()] = server.0;
             }
         }
+        let single_port = |id: u32| {
+            let (off, len) = lists[id as usize];
+            (len == 1).then(|| pool[off as usize] as u32)
+        };
+        let rules: Option<Vec<Rule>> = if fit_rules {
+            (0..ns)
+                .map(|si| {
+                    let row = &table[si * n_attach..(si + 1) * n_attach];
+                    fit_rule(row, attach_of_switch[si], single_port)
+                })
+                .collect()
+        } else {
+            None
+        };
+        let hosts = rules
+            .as_ref()
+            .and_then(|_| fit_host_rule(spec, &host_route, |off| pool[off as usize] as u32));
+        // Ports 0, 1, 2, ... up to the highest a rule names, at `ident` in
+        // the pool: the one-port lists the rules give.
+        let ident = pool.len() as u32;
+        if let Some(r) = &rules {
+            let seg = r.iter().filter(|r| r.lo < r.hi).map(Rule::top_port);
+            let top = seg.chain(hosts.map(|h| h.port0 + (1 << h.shift) - 1)).max();
+            pool.extend((0..=top.unwrap_or(0)).map(|p| p as u16));
+        }
         Ok(Routes {
             address,
             n_attach,
             attach_of_switch,
             host_route,
-            rows: match u16::try_from(lists.len() - 1) {
-                Ok(_) => Rows::Narrow(table.into_iter().map(|id| id as u16).collect()),
-                Err(_) => Rows::Wide(table),
+            rows: match (rules, u16::try_from(lists.len() - 1)) {
+                (Some(r), _) => Rows::Rules(r),
+                (None, Ok(_)) => Rows::Narrow(table.into_iter().map(|id| id as u16).collect()),
+                (None, Err(_)) => Rows::Wide(table),
             },
+            ident,
+            hosts: hosts.unwrap_or_default(),
             lists,
             pool,
             dist: dist_all,
@@ -305,16 +546,29 @@ impl Routes {
         {
             return &self.pool[off as usize..off as usize + 1];
         }
-        let (attach, own_port) = self.host_route[dst.idx()];
+        let (attach, own_port) = match self.hosts.of(dst.0) {
+            Some((attach, port)) => (attach, self.ident + port),
+            None => self.host_route[dst.idx()],
+        };
         if attach == NONE {
             return &[];
         }
         if self.attach_of_switch[switch_idx as usize] == attach {
             return &self.pool[own_port as usize..own_port as usize + 1];
         }
-        let id = self
-            .rows
-            .get(switch_idx as usize * self.n_attach + attach as usize);
+        let id = match &self.rows {
+            Rows::Rules(r) => {
+                let rule = &r[switch_idx as usize];
+                match rule.port(attach) {
+                    Some(p) => {
+                        let off = (self.ident + p) as usize;
+                        return &self.pool[off..off + 1];
+                    }
+                    None => rule.default as usize,
+                }
+            }
+            rows => rows.get(switch_idx as usize * self.n_attach + attach as usize),
+        };
         let (off, len) = self.lists[id];
         &self.pool[off as usize..off as usize + len as usize]
     }
@@ -494,6 +748,82 @@ mod tests {
             }
         }
         check_shortest_paths(t);
+    }
+
+    /// Whether `topo`'s routes are rules, and that they give every
+    /// (switch, host) the next hops the table gives, in the same order, in
+    /// port and ns-3 order.
+    fn rules_match_the_table(mut topo: Topology) -> bool {
+        use super::{HopOrder, Routes, Rows};
+        let mut fitted = true;
+        for order in [HopOrder::Port, HopOrder::Ns3] {
+            let with = |rules| {
+                Routes::compute_with(
+                    &topo.spec,
+                    &topo.ports,
+                    &topo.switches,
+                    &topo.graph,
+                    order,
+                    rules,
+                )
+                .unwrap()
+            };
+            let (rules, table) = (with(true), with(false));
+            assert!(!matches!(table.rows, Rows::Rules(_)));
+            fitted &= matches!(rules.rows, Rows::Rules(_)) && rules.hosts.hi > rules.hosts.lo;
+            for si in 0..topo.switches.len() as u32 {
+                for h in 0..topo.spec.kinds.len() as u32 {
+                    let (r, t) = (
+                        rules.next_hops(si, NodeId(h)),
+                        table.next_hops(si, NodeId(h)),
+                    );
+                    assert_eq!(r, t, "switch {si}, host {h}, {order:?}");
+                }
+            }
+            topo.use_ns3_route_order();
+        }
+        fitted
+    }
+
+    /// Generated fat-trees and leaf-spines whose groups are powers of two
+    /// (any shape, oversubscribed or not) are routed by rules, their
+    /// switches' rows and their hosts' racks; a k = 6 fat-tree, servers with several NICs, a dumbbell, a parking lot and the
+    /// testbeds may keep tables; either way a packet's next hops are those
+    /// of the table.
+    #[test]
+    fn routing_rules_give_the_tables_next_hops() {
+        use crate::topology::fat_tree::{FatTreeShape, fat_tree, hpcc_fat_tree_default};
+        use crate::topology::leaf_spine::leaf_spine;
+        use crate::topology::{multi_nic, parking_lot, testbeds};
+        let (r, d) = (Rate::from_gbps(100), Delta::from_us(1));
+        let build = |spec| Topology::build(spec).unwrap();
+        let shape = FatTreeShape {
+            pods: 3,
+            tors_per_pod: 4,
+            aggs_per_pod: 2,
+            cores_per_agg: 3,
+            hosts_per_tor: 2,
+        };
+        for spec in [
+            fat_tree(FatTreeShape::k_ary(4, 2), r, r, d),
+            fat_tree(FatTreeShape::k_ary(8, 4), r, r, d),
+            fat_tree(shape, r, r, d),
+            hpcc_fat_tree_default(),
+            leaf_spine(5, 3, 4, r, r, d),
+            leaf_spine(1, 1, 2, r, r, d),
+        ] {
+            assert!(rules_match_the_table(build(spec)));
+        }
+        for spec in [
+            fat_tree(FatTreeShape::k_ary(6, 3), r, r, d),
+            multi_nic::multi_home(leaf_spine(4, 2, 2, r, r, d), 2),
+            dumbbell(2, 2, r, r, d),
+            parking_lot::parking_lot(3, r, r, d),
+            testbeds::hpcc_testbed(r, r, d),
+            testbeds::dcqcn_testbed(3, r, r, d),
+        ] {
+            rules_match_the_table(build(spec));
+        }
     }
 
     #[test]
