@@ -118,8 +118,10 @@ impl Rule {
         if a < self.lo || a >= self.hi {
             return None;
         }
-        let k = (a - self.lo) >> self.shift;
-        Some(self.base.wrapping_add_signed(k as i32 * self.step))
+        // Wrapping: a candidate that overflows gives a wrong port, which
+        // the fitting then rejects (a kept rule never overflows).
+        let k = ((a - self.lo) >> self.shift) as i32;
+        Some(self.base.wrapping_add_signed(k.wrapping_mul(self.step)))
     }
 
     /// The highest port the segment names (its first or its last group's).
