@@ -153,8 +153,8 @@ impl HostRule {
         if k >= self.hi - self.lo {
             return None;
         }
-        let rack = k >> self.shift;
-        Some((self.attach0 + rack, self.port0 + (k - (rack << self.shift))))
+        let within = k & ((1 << self.shift) - 1);
+        Some((self.attach0 + (k >> self.shift), self.port0 + within))
     }
 }
 
@@ -256,26 +256,19 @@ fn fit_rule(row: &[u32], own: u32, single: impl Fn(u32) -> Option<u32>) -> Optio
             .filter(move |&(_, v)| v != default)
             .map(|(a, _)| a)
     };
-    match (differ().next(), differ().next_back()) {
-        (None, _) => {
-            let rule = Rule {
-                default,
-                lo: 0,
-                hi: 0,
-                shift: 0,
-                base: 0,
-                step: 0,
-            };
-            return Some(rule);
-        }
-        (Some(lo), Some(last)) => {
-            if let Some(rule) = segment(lo, last + 1, default) {
-                return Some(rule);
-            }
-        }
-        _ => {}
-    }
-    segment(0, row.len() as u32, 0)
+    let Some(lo) = differ().next() else {
+        let rule = Rule {
+            default,
+            lo: 0,
+            hi: 0,
+            shift: 0,
+            base: 0,
+            step: 0,
+        };
+        return Some(rule);
+    };
+    let last = differ().next_back().unwrap_or(lo);
+    segment(lo, last + 1, default).or_else(|| segment(0, row.len() as u32, 0))
 }
 
 impl Default for Rows {
