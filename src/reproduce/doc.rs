@@ -132,7 +132,7 @@ pub fn write_doc(
         }
         let _ = writeln!(
             md,
-            "\nRun time: {secs:.0} s ({}).\n",
+            "\nRun time: {secs:.0} s ({}).",
             if quick { "--quick" } else { "full" }
         );
         sections.insert(exp.id().to_string(), md);

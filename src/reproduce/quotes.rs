@@ -81,6 +81,10 @@ quotes! {
     /// The comparators' numbers come from others' code, whose parameters the
     /// paper does not list (only that it used "the parameters suggested").
     RCC_COMPARATOR_CODE = ("rcc", "§V-A", "We use the open-source code of DCQCN [47], Homa [48] and HPCC");
+    /// Table II's setup: the senders and their bytes, but no topology and no
+    /// PFC threshold, which decide at which N a burst no CC can act on within
+    /// its first round trip starts to pause.
+    RCC_INCAST_SETUP = ("rcc", "§V-D4", "Setup: To quantify the superior performance of RCC in preventing PFC activation, we conduct a series of N-to-1 Incast scenarios with each sender sends 200KB data.");
 
     /// The paper credits the derivative term with equalising PID windows, which
     /// Eq. (4)-(5) as written do not do for flows with the same delay error.
