@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod huge_pages;
 pub mod ids;
+pub mod lazy_rng;
 pub mod limits;
 pub mod nic;
 pub mod node;

@@ -452,7 +452,7 @@ impl Ctx<'_> {
                 self.schedule_timer(expiry, Event::PauseExpiry { egress: gid });
             }
         } else {
-            let since = eg.paused_since[class as usize];
+            let since = eg.paused_since(class);
             if eg.resume(class, now) {
                 self.rec.pfc_event(now, node, port, class, PfcKind::Resume);
                 self.rec.resumed(gid, class, since, false);
@@ -467,8 +467,8 @@ impl Ctx<'_> {
         let now = self.now;
         let mut any = false;
         for c in 0..CLASSES as u8 {
-            if eg.is_paused(c) && eg.pause_expiry[c as usize] <= now {
-                let since = eg.paused_since[c as usize];
+            if eg.is_paused(c) && eg.pause_expiry(c) <= now {
+                let since = eg.paused_since(c);
                 eg.resume(c, now);
                 self.rec.pfc_event(now, node, port, c, PfcKind::Expire);
                 self.rec.resumed(eg.gid, c, since, true);

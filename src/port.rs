@@ -45,8 +45,10 @@ pub struct QueueClock {
 /// line-aligned): what every transmission reads and writes fills the first 64
 /// bytes, one cache line; the queue histogram's clock, read when a queue
 /// changes and the histogram is recorded, follows it; the loss rate, the peer
-/// and the pause clocks that only PFC frames touch come last
-/// (docs/performance-log.md, f28b8f5, "a switch port in three lines").
+/// and the pause clocks that only PFC frames touch come last, boxed and
+/// allocated at a port's first pause: most ports of a large fabric are never
+/// paused, and the clocks of eight classes (192 bytes) were 40 % of a switch
+/// port (docs/performance-log.md, f28b8f5, "a switch port in three lines").
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Egress {
@@ -75,12 +77,29 @@ pub struct Egress {
     loss: f64,
     pub peer: NodeId,
     pub peer_port: u16,
+    /// The pause clocks, from the port's first pause on.
+    clocks: Option<Box<PauseClocks>>,
+}
+
+/// An egress port's pause clocks, per class.
+#[derive(Clone, Debug)]
+struct PauseClocks {
     /// When each class was paused (for paused-time totals).
-    pub paused_since: [SimTime; CLASSES],
+    since: [SimTime; CLASSES],
     /// When a timed pause of each class expires (`SimTime::MAX` = X-OFF until X-ON).
-    pub pause_expiry: [SimTime; CLASSES],
+    expiry: [SimTime; CLASSES],
     /// Total time each class spent paused.
-    pub paused_total: [Delta; CLASSES],
+    total: [Delta; CLASSES],
+}
+
+impl Default for PauseClocks {
+    fn default() -> Self {
+        PauseClocks {
+            since: [SimTime::ZERO; CLASSES],
+            expiry: [SimTime::MAX; CLASSES],
+            total: [Delta::ZERO; CLASSES],
+        }
+    }
 }
 
 impl Egress {
@@ -107,9 +126,7 @@ impl Egress {
             next_event: SimTime::MAX,
             paused: 0,
             queue_clock: QueueClock::default(),
-            paused_since: [SimTime::ZERO; CLASSES],
-            pause_expiry: [SimTime::MAX; CLASSES],
-            paused_total: [Delta::ZERO; CLASSES],
+            clocks: None,
             tx_bytes: 0,
             tx_data_bytes: 0,
         }
@@ -136,16 +153,39 @@ impl Egress {
         self.paused & (1 << class) != 0
     }
 
+    /// When the pause of `class` in force began (`SimTime::ZERO` before any).
+    pub fn paused_since(&self, class: u8) -> SimTime {
+        self.clocks
+            .as_ref()
+            .map_or(SimTime::ZERO, |k| k.since[class as usize])
+    }
+
+    /// When the timed pause of `class` expires (`SimTime::MAX` = X-OFF until
+    /// X-ON, or not paused).
+    pub fn pause_expiry(&self, class: u8) -> SimTime {
+        self.clocks
+            .as_ref()
+            .map_or(SimTime::MAX, |k| k.expiry[class as usize])
+    }
+
+    /// Total time `class` spent in pauses that ended.
+    pub fn paused_total(&self, class: u8) -> Delta {
+        self.clocks
+            .as_ref()
+            .map_or(Delta::ZERO, |k| k.total[class as usize])
+    }
+
     /// Applies a PAUSE (`expiry` = when it lapses) to `class`. Returns true if the
     /// class was running.
     pub fn pause(&mut self, class: u8, now: SimTime, expiry: SimTime) -> bool {
         let c = class as usize;
-        self.pause_expiry[c] = expiry;
-        if self.is_paused(class) {
+        let clocks = self.clocks.get_or_insert_with(Box::default);
+        clocks.expiry[c] = expiry;
+        if self.paused & (1 << class) != 0 {
             return false;
         }
         self.paused |= 1 << class;
-        self.paused_since[c] = now;
+        clocks.since[c] = now;
         true
     }
 
@@ -156,8 +196,9 @@ impl Egress {
             return false;
         }
         self.paused &= !(1 << class);
-        self.paused_total[c] += now.since(self.paused_since[c]);
-        self.pause_expiry[c] = SimTime::MAX;
+        let clocks = self.clocks.as_mut().expect("a paused class has its clocks");
+        clocks.total[c] += now.since(clocks.since[c]);
+        clocks.expiry[c] = SimTime::MAX;
         true
     }
 

@@ -29,8 +29,6 @@ use crate::switch::{Switch, SwitchConfig, SwitchEnv};
 use crate::topology::NodeId;
 use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 
 /// Everything around one node (or a pair of NICs).
@@ -247,7 +245,7 @@ pub(crate) fn flow(
 /// and `n_recv` receiving queue pairs.
 pub(crate) fn nic(cfg: &RunConfig, host: u32, gid: EgressId, n_send: usize, n_recv: usize) -> Nic {
     let node = NodeId(host);
-    let rng = |salt: u64| ChaCha8Rng::seed_from_u64(salt ^ host as u64);
+    let rng = |salt: u64| crate::lazy_rng::LazyRng::new(salt ^ host as u64);
     Nic::new(
         node,
         cfg.topo.host_idx(node),

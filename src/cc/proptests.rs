@@ -12,7 +12,6 @@ use super::*;
 use crate::cc::rx_nic::RxNicState;
 use crate::packet::{IntCounter, IntHop};
 use proptest::prelude::*;
-use rand::SeedableRng;
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -92,7 +91,7 @@ impl Harness {
             tx_bytes: 0,
             rx_bytes: 0,
             rx: RxCtl::None,
-            nic: RxNicState::new(rand_chacha::ChaCha8Rng::seed_from_u64(3)),
+            nic: RxNicState::new(crate::lazy_rng::LazyRng::new(3)),
         }
     }
 

@@ -169,7 +169,6 @@ impl ReceiverControl for ReceiverKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
 
     fn ev(now_ns: u64, flow: u32, first: bool, complete: bool) -> RxEvent {
         RxEvent {
@@ -195,7 +194,7 @@ mod tests {
     #[test]
     fn the_fair_share_divides_the_line_window_by_the_active_messages() {
         let kind = ReceiverKind::Rcc(RccConfig::default(), RccVariant::Full);
-        let mut nic = RxNicState::new(rand_chacha::ChaCha8Rng::seed_from_u64(1));
+        let mut nic = RxNicState::new(crate::lazy_rng::LazyRng::new(1));
         let (mut a, mut b) = (RxCtl::None, RxCtl::None);
         // 100 Gbps x 10 us = 125 KB for one message, half each for two.
         assert_eq!(
@@ -232,7 +231,7 @@ mod tests {
     #[test]
     fn rcc_sender_feeds_back_the_fair_share_and_the_busy_bit_only() {
         let kind = ReceiverKind::Rcc(RccConfig::default(), RccVariant::Sender);
-        let mut nic = RxNicState::new(rand_chacha::ChaCha8Rng::seed_from_u64(1));
+        let mut nic = RxNicState::new(crate::lazy_rng::LazyRng::new(1));
         let mut a = RxCtl::None;
         let mut t = 0;
         let mut fb = RxFeedback::default();
@@ -253,7 +252,7 @@ mod tests {
         // Per 85 ns (100 Gbps = 1062 B): 94 % data frames, 6 % ACK frames.
         let kind = ReceiverKind::Rcc(RccConfig::default(), RccVariant::Sender);
         let run = |count_acks: bool| {
-            let mut nic = RxNicState::new(rand_chacha::ChaCha8Rng::seed_from_u64(1));
+            let mut nic = RxNicState::new(crate::lazy_rng::LazyRng::new(1));
             let mut a = RxCtl::None;
             let mut fb = RxFeedback::default();
             for k in 0..120u64 {

@@ -11,7 +11,6 @@
 //! also carries the host's returning ACKs as below `eta`.
 
 use crate::units::{Delta, SimTime};
-use rand_chacha::ChaCha8Rng;
 
 #[derive(Clone, Debug)]
 pub struct RxNicState {
@@ -29,11 +28,11 @@ pub struct RxNicState {
     // instant, so the frame that registers the first flow counts in its window.
     /// For clock-jitter noise on delay samples (its own stream, so turning jitter
     /// on does not change the link-loss draws).
-    pub rng: ChaCha8Rng,
+    pub rng: crate::lazy_rng::LazyRng,
 }
 
 impl RxNicState {
-    pub fn new(rng: ChaCha8Rng) -> Self {
+    pub fn new(rng: crate::lazy_rng::LazyRng) -> Self {
         RxNicState {
             active_msgs: 0,
             window_len: Delta(u64::MAX),
@@ -94,11 +93,10 @@ impl RxNicState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
 
     #[test]
     fn bytes_are_counted_per_base_rtt_and_an_idle_window_counts_zero() {
-        let mut s = RxNicState::new(ChaCha8Rng::seed_from_u64(1));
+        let mut s = RxNicState::new(crate::lazy_rng::LazyRng::new(1));
         let us = |t: u64| SimTime(t * 1_000_000);
         s.register_flow(us(0), Delta::from_us(10));
         for t in 0..10 {
@@ -116,7 +114,7 @@ mod tests {
 
     #[test]
     fn the_frame_that_registers_the_first_flow_counts_and_earlier_ones_do_not() {
-        let mut s = RxNicState::new(ChaCha8Rng::seed_from_u64(1));
+        let mut s = RxNicState::new(crate::lazy_rng::LazyRng::new(1));
         let us = |t: u64| SimTime(t * 1_000_000);
         s.on_frame(us(1), 5_000); // an ACK before any data: no window yet
         s.on_frame(us(2), 1_062); // the first data packet, then its flow registers

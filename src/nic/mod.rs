@@ -38,7 +38,6 @@ use crate::units::{Delta, SimTime};
 use crate::workload::FlowSpec;
 pub use program::HostProgram;
 use qp::{RecvQp, SendQp};
-use rand_chacha::ChaCha8Rng;
 use transport::{AckRule, Transport};
 
 /// What every node knows of a flow besides its spec ([`FlowSpec`], in
@@ -196,7 +195,7 @@ pub struct Nic {
     pub active: Vec<Active>,
     /// Round-robin position in `active`.
     pub rr: usize,
-    pub rng: ChaCha8Rng,
+    pub rng: crate::lazy_rng::LazyRng,
     /// Receiver-side congestion-control state (RCC's N and B_R).
     pub rx: crate::cc::rx_nic::RxNicState,
     /// Homa's receiver: inbound messages and their grants (Homa only).
@@ -236,7 +235,7 @@ impl Nic {
         node: NodeId,
         idx: HostIdx,
         eg: Egress,
-        rngs: (ChaCha8Rng, ChaCha8Rng),
+        rngs: (crate::lazy_rng::LazyRng, crate::lazy_rng::LazyRng),
         starts: Vec<FlowId>,
         n_recv: usize,
     ) -> Nic {

@@ -12,6 +12,7 @@ use crate::config::paths::PathModel;
 use crate::engine::EventQueue;
 use crate::error::Error;
 use crate::ids::{EgressId, FlowId, HostIdx, QpSlot, SwitchIdx};
+use crate::lazy_rng::LazyRng;
 use crate::nic::irn::LossRecovery;
 use crate::nic::{FlowInfo, HostProgram, Nic, NicConfig};
 use crate::node::MAX_EVENT_INDEX;
@@ -24,8 +25,6 @@ use crate::switch::{Switch, SwitchConfig, SwitchPlan, ecmp};
 use crate::topology::NodeId;
 use crate::units::{Delta, Rate};
 use crate::workload::FlowSpec;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -230,9 +229,7 @@ impl Nodes {
                 gid_of(node, 0);
                 continue;
             }
-            let rng = |salt: u64| {
-                ChaCha8Rng::seed_from_u64(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20))
-            };
+            let rng = |salt: u64| LazyRng::new(ecmp::mix64(seed ^ salt ^ (node.0 as u64) << 20));
             let mut nic = Nic::new(
                 node,
                 HostIdx::from_idx(hi),

@@ -32,8 +32,8 @@ impl EgressEnd {
             paused: (0..CLASSES as u8)
                 .filter(|&c| eg.is_paused(c))
                 .fold(0, |m, c| m | 1 << c),
-            since: eg.paused_since,
-            total_ps: eg.paused_total.map(|d| d.ps()),
+            since: std::array::from_fn(|c| eg.paused_since(c as u8)),
+            total_ps: std::array::from_fn(|c| eg.paused_total(c as u8).ps()),
         }
     }
 
@@ -89,7 +89,9 @@ impl Part {
             .iter()
             .map(|n| &n.eg)
             .chain(switch_egress)
-            .filter(|eg| eg.paused != 0 || eg.paused_total.iter().any(|d| !d.is_zero()))
+            .filter(|eg| {
+                eg.paused != 0 || (0..CLASSES as u8).any(|c| !eg.paused_total(c).is_zero())
+            })
             .map(EgressEnd::of)
             .collect();
         for p in self.switches.iter_mut().flat_map(|s| s.ports.iter_mut()) {

@@ -302,6 +302,10 @@ pub(crate) mod tests {
         assert_eq!(size_of::<PktQueue>(), 8);
         assert_eq!(offset_of!(SwitchPort, eg), 128);
         assert_eq!(size_of::<ecn::Marker>(), 24);
+        // The pause clocks are boxed at a port's first pause: four lines a
+        // port, two of them the transmitter's.
+        assert_eq!(size_of::<crate::port::Egress>(), 128);
+        assert_eq!(size_of::<SwitchPort>(), 256);
     }
 
     #[test]

@@ -29,6 +29,7 @@ const LAYERS: &[&[&str]] = &[
         "engine",
         "stats",
         "ids",
+        "lazy_rng",
         "huge_pages",
         "build_info",
     ],
