@@ -17,6 +17,30 @@ const CCS: [&str; 2] = ["dcqcn", "timely"];
 const SCHEMES: [&str; 2] = ["standard", "ppfc"];
 /// §5.1's peak queue of P-PFC in the 16:1 incast with DCQCN, KB.
 const PAPER_PEAK_KB: f64 = 1002.0;
+/// The shared pool (P-PFC §5: "the size of shared buffer to 4 MB"), in KB.
+const SHARED_POOL_KB: f64 = 4000.0;
+/// Alg. 1's threshold `T` (Table 2), in µs.
+const T_US: f64 = 100.0;
+
+/// Alg. 1's remaining time read off a queue series (ms, KB) sampled every
+/// microsecond: (free pool) / (growth over the last sample), at its least.
+/// Returns (remaining µs, time µs, queue KB) there, if the queue ever grew.
+/// The one queue stands for the pool's use (the incast's bytes all wait in it).
+fn least_remaining(q: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
+    q.windows(2)
+        .filter_map(|w| {
+            let dt_us = (w[1].0 - w[0].0) * 1e3;
+            let grew = w[1].1 - w[0].1;
+            (dt_us > 0.0 && grew > 0.0).then(|| {
+                (
+                    (SHARED_POOL_KB - w[1].1) * dt_us / grew,
+                    w[1].0 * 1e3,
+                    w[1].1,
+                )
+            })
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+}
 
 fn name(n: u32, cc: &str, s: &str) -> String {
     format!("{n}to1-{cc}-{s}")
@@ -34,6 +58,7 @@ struct Stat {
     p99_us: f64,
     frames: u64,
     drain_ms: Option<f64>,
+    least_remaining: Option<(f64, f64, f64)>,
 }
 
 fn stat(r: &Finished, node: u32) -> Result<Stat, Error> {
@@ -43,6 +68,7 @@ fn stat(r: &Finished, node: u32) -> Result<Stat, Error> {
         p99_us: hist_pct(&latency_hist(&r.out)?, 99.0),
         frames: r.out.summary.pfc_pause_frames,
         drain_ms: settles_below(&q, 200.0, 1.0),
+        least_remaining: least_remaining(&q),
     })
 }
 
@@ -250,9 +276,16 @@ impl Experiment for PpfcFig6 {
                         100.0 * gap
                     ),
                     verdict,
-                    "|P-PFC's peak / PFC's - 1| and the PAUSE frames of both runs: matches at ≤ 5 % \
-                     and ≤ 10 frames, partly at ≤ 10 frames. The peak's height is the CC's (no \
-                     pause acts on it), not P-PFC's",
+                    format!(
+                        "|P-PFC's peak / PFC's - 1| and the PAUSE frames of both runs: matches at \
+                         ≤ 5 % and ≤ 10 frames, partly at ≤ 10 frames. The peak's height is the \
+                         CC's (no pause acts on it), not P-PFC's{}",
+                        pfc.least_remaining.map_or(String::new(), |(rem, t, q)| format!(
+                            ". With PFC alone Alg. 1's remaining time (the free 4 MB pool / the \
+                             queue's growth over 1 µs) is least at {t:.0} µs: {rem:.0} µs, with \
+                             {q:.0} KB queued, against T = {T_US:.0} µs (P-PFC pauses below it)"
+                        ))
+                    ),
                 )
                 .value(100.0 * gap),
             );
@@ -275,6 +308,18 @@ impl Experiment for PpfcFig6 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_remaining_time_is_the_free_pool_over_the_growth_at_its_least() {
+        // 25 KB/µs from 0 to 2000 KB, then 5 KB/µs: least at 2000 KB, 80 µs.
+        let mut q: Vec<(f64, f64)> = (0..=80)
+            .map(|t| (t as f64 / 1e3, 25.0 * t as f64))
+            .collect();
+        q.extend((81..=100).map(|t| (t as f64 / 1e3, 2000.0 + 5.0 * (t - 80) as f64)));
+        let (rem, t, kb) = least_remaining(&q).unwrap();
+        assert!((rem - 80.0).abs() < 1e-9 && (t - 80.0).abs() < 1e-9 && kb == 2000.0);
+        assert!(least_remaining(&[(0.0, 5.0), (0.001, 4.0)]).is_none());
+    }
 
     #[test]
     fn quick_runs_all_load_and_validate() {
