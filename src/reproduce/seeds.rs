@@ -8,7 +8,9 @@
 //!   if the seeds disagree it is partly, and the page lists each seed's verdict;
 //! * shows the text of the seed whose judged value is the median, with the
 //!   values' range over the seeds;
-//! * keeps the paper's explanation of the first seed that does not match.
+//! * keeps the paper's explanation of the first seed that does not match, if
+//!   every seed that does not match has one (a row explained under one seed
+//!   and not under another is unexplained).
 
 use super::{Analysis, Row, Verdict};
 use crate::config::RunConfig;
@@ -160,8 +162,18 @@ fn combine_row(rows: Vec<Option<Row>>, offsets: &[u64]) -> Row {
             .push_str(&format!(" Seeds disagree ({}).", each.join(", ")));
     }
     row.verdict = verdict;
-    if verdict != Verdict::Matches && row.explanation.is_none() {
-        row.explanation = present.iter().find_map(|r| r.explanation);
+    if verdict != Verdict::Matches {
+        let unexplained_seed = present
+            .iter()
+            .any(|r| r.verdict != Verdict::Matches && r.explanation.is_none());
+        row.explanation = if unexplained_seed {
+            None
+        } else {
+            present
+                .iter()
+                .find(|r| r.verdict != Verdict::Matches)
+                .and_then(|r| r.explanation)
+        };
     }
     if verdict == Verdict::Matches {
         row.explanation = None;
@@ -245,6 +257,21 @@ mod tests {
         assert!(r.why.contains("+0: matches, +1000: differs"), "{}", r.why);
         assert_eq!(r.explanation.unwrap().text, "because");
         assert!(!r.unexplained());
+    }
+
+    #[test]
+    fn a_row_explained_under_one_seed_only_is_unexplained() {
+        let because = super::super::Quote::new("§1", "because");
+        let a = combine(
+            vec![
+                analysis(vec![row("m", Verdict::Partly, 2.0, "a").explained(because)]),
+                analysis(vec![row("m", Verdict::Partly, 1.0, "b")]),
+                analysis(vec![row("m", Verdict::Partly, 3.0, "c").explained(because)]),
+            ],
+            &offsets(3),
+        );
+        assert!(a.rows[0].explanation.is_none());
+        assert!(a.rows[0].unexplained());
     }
 
     #[test]
