@@ -253,7 +253,8 @@ put beside the paper's numbers. Nothing here is tuned to match.\n\n\
 it is \"partly\" and the row lists each seed's verdict. The rocesim column shows the seed whose \
 judged value is the median, with the range over the seeds in brackets. A row that does not \
 match quotes the sentence of the paper that explains the difference (a setting it does not \
-give, a measurement window, its hardware), or is counted as **unexplained**.\n\n\
+give, a measurement window, its hardware), or is counted as **unexplained**; with several \
+seeds, only if the quote holds under every seed that does not match.\n\n\
 **Current by construction.** `rocesim reproduce` writes the verdicts beside this page \
 (reproduction/verdicts.json at full scale, reproduction/verdicts-quick.json scaled down), and \
 CI runs `rocesim reproduce --all --quick --check`, which fails when a scaled-down verdict \
