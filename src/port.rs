@@ -179,9 +179,10 @@ impl Egress {
     /// class was running.
     pub fn pause(&mut self, class: u8, now: SimTime, expiry: SimTime) -> bool {
         let c = class as usize;
+        let was_paused = self.is_paused(class);
         let clocks = self.clocks.get_or_insert_with(Box::default);
         clocks.expiry[c] = expiry;
-        if self.paused & (1 << class) != 0 {
+        if was_paused {
             return false;
         }
         self.paused |= 1 << class;

@@ -152,12 +152,7 @@ impl Experiment for RccFig9 {
             // avg[scheme][load] in ms.
             let avg: Vec<Vec<f64>> = SCHEMES
                 .iter()
-                .map(|cc| {
-                    loads(quick)
-                        .iter()
-                        .map(|&l| mean_ms(&run(runs, &name(w, l, cc)).out.fct))
-                        .collect()
-                })
+                .map(|cc| avg_ms(runs, w, cc, quick))
                 .collect();
             figure(
                 &mut a,
@@ -170,12 +165,7 @@ impl Experiment for RccFig9 {
             )?;
             let rcc = &run(runs, &name(w, top, "rcc")).out.fct;
             let hpcc = &run(runs, &name(w, top, "hpcc")).out.fct;
-            let homa_10k: Option<Vec<f64>> = homa_10k_for(w).then(|| {
-                loads(quick)
-                    .iter()
-                    .map(|&l| mean_ms(&run(runs, &name(w, l, HOMA_10K)).out.fct))
-                    .collect()
-            });
+            let homa_10k = homa_10k_for(w).then(|| avg_ms(runs, w, HOMA_10K, quick));
             let mut r = row(paper_name, &paper, &avg, rcc.len(), homa_10k.as_deref());
             r.why.push_str(&format!(
                 ". At {:.0}% load, RCC vs HPCC mean FCT: {}",
@@ -197,19 +187,7 @@ impl Experiment for RccFig9 {
                 let stat: [Vec<Vec<f64>>; 2] = [0, 1].map(|s| {
                     SCHEMES
                         .iter()
-                        .map(|cc| {
-                            loads(quick)
-                                .iter()
-                                .map(|&l| {
-                                    let v = sized(&run(runs, &name(w, l, cc)).out.fct, short);
-                                    if s == 0 {
-                                        mean(&v)
-                                    } else {
-                                        percentile(&v, 99.0)
-                                    }
-                                })
-                                .collect()
-                        })
+                        .map(|cc| sized_stat(runs, w, cc, short, s, quick))
                         .collect()
                 });
                 for (s, label) in [(0, "average"), (1, "p99")] {
@@ -228,19 +206,7 @@ impl Experiment for RccFig9 {
                     )?;
                 }
                 // The same statistics of the Homa run with rttBytes at 10,000 B.
-                let homa_10k: [Vec<f64>; 2] = [0, 1].map(|s| {
-                    loads(quick)
-                        .iter()
-                        .map(|&l| {
-                            let v = sized(&run(runs, &name(w, l, HOMA_10K)).out.fct, short);
-                            if s == 0 {
-                                mean(&v)
-                            } else {
-                                percentile(&v, 99.0)
-                            }
-                        })
-                        .collect()
-                });
+                let homa_10k = [0, 1].map(|s| sized_stat(runs, w, HOMA_10K, short, s, quick));
                 a.rows.push(breakdown_row(
                     paper_name,
                     fig,
@@ -366,6 +332,37 @@ fn incomplete(runs: &[Finished], w: &str, quick: bool) -> String {
 /// every workload the paper breaks down by flow size must (their rows use it).
 fn homa_10k_for(w: &str) -> bool {
     w != "fb-webserver"
+}
+
+/// Per load, the average FCT (ms) of run `id` under workload `w`.
+fn avg_ms(runs: &[Finished], w: &str, id: &str, quick: bool) -> Vec<f64> {
+    loads(quick)
+        .iter()
+        .map(|&l| mean_ms(&run(runs, &name(w, l, id)).out.fct))
+        .collect()
+}
+
+/// Per load, statistic `s` (0 the average, 1 the p99, in µs) of the FCTs of run
+/// `id`'s short or long flows under workload `w`.
+fn sized_stat(
+    runs: &[Finished],
+    w: &str,
+    id: &str,
+    short: bool,
+    s: usize,
+    quick: bool,
+) -> Vec<f64> {
+    loads(quick)
+        .iter()
+        .map(|&l| {
+            let v = sized(&run(runs, &name(w, l, id)).out.fct, short);
+            if s == 0 {
+                mean(&v)
+            } else {
+                percentile(&v, 99.0)
+            }
+        })
+        .collect()
 }
 
 /// The mean FCT of `f`, in ms.
