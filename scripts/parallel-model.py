@@ -19,9 +19,11 @@ with a core per thread. It gives the costs:
        worker's synchronisation
   d    seconds per event of the one-at-a-time drain
 SYNC_2T.json: timing.json of a 2-thread run without samplers; its per-window
-time outside work and merge, less the notes applied at the start of a window
-(filing_seconds, once a window), is the synchronisation of one hand-over
-level, sigma. The hand-over is a binomial tree (src/sim/parallel/crew.rs): a window
+time outside work and merge, less what the notes the dispatcher applies added
+to the windows (filing_exposed_seconds: with a partition a thread they come
+after the dispatcher's own, and lengthen a window only when that partition
+and the notes take longer than the longest other thread), is the
+synchronisation of one hand-over level, sigma. The hand-over is a binomial tree (src/sim/parallel/crew.rs): a window
 reaches the last of P partitions after ceil(log2 P) hand-overs and comes back
 through as many, so each further level is assumed to add sigma (--flat: each
 further worker adds sigma, the dispatcher handing a window to each in turn, as
@@ -52,9 +54,11 @@ def outside(e):
 
 def sync(e):
     """One hand-over level a window: the time outside the partitions' work
-    and the merge, less the notes the dispatcher applies before it takes a
-    partition (once a window, however many levels)."""
-    return outside(e) - e.get("filing_seconds", 0.0) / max(e["windows"], 1)
+    and the merge, less what the notes the dispatcher applies added to the
+    windows (once a window, however many levels; filing_exposed_seconds,
+    or all of filing_seconds from a binary that did not measure it)."""
+    filed = e.get("filing_exposed_seconds", e.get("filing_seconds", 0.0))
+    return outside(e) - filed / max(e["windows"], 1)
 
 
 def levels(p, flat):

@@ -60,6 +60,10 @@ pub struct Engine {
     /// journals at the start of a window, while the workers ran partitions
     /// (inside `window_seconds`).
     pub filing_seconds: f64,
+    /// Of those, the seconds by which they made windows longer: the
+    /// dispatcher's thread's partitions and notes against the longest
+    /// thread's partitions (the rest overlapped the workers).
+    pub filing_exposed_seconds: f64,
     /// Seconds of the windowed phase, wall clock, and of the one-at-a-time phase.
     pub windowed_seconds: f64,
     pub ordered_seconds: f64,

@@ -99,10 +99,15 @@ impl<T> Pool<T> {
         self.cursor = 0;
     }
 
+    /// Whether each thread runs one partition, its own ([`Pool::take`]).
+    pub fn one_each(&self) -> bool {
+        self.items.len() == self.threads
+    }
+
     /// What thread `t` runs next: with a partition a thread, partition `t`;
     /// with more, the heaviest expected left. `None` when none is left.
     pub fn take(&mut self, t: usize) -> Option<(usize, T)> {
-        if self.items.len() == self.threads {
+        if self.one_each() {
             return self.items[t].take().map(|x| (t, x));
         }
         while let Some(&i) = self.order.get(self.cursor) {
@@ -320,8 +325,18 @@ impl Tree {
             n_woke += 1;
         }
         done.clear();
-        if let Some(first) = first {
-            first();
+        // With a partition a thread, `first` comes after this thread's own,
+        // off the critical path unless its partition is the window's
+        // busiest; with more, before it takes one, so that the others take
+        // more of the pool.
+        let one_each = self
+            .pool
+            .lock()
+            .expect("no thread panics holding it")
+            .one_each();
+        let mut first = first;
+        if !one_each && let Some(f) = first.take() {
+            f();
         }
         loop {
             let next = self
@@ -343,6 +358,9 @@ impl Tree {
                 thread: t as u32,
             };
             done.push((i, part, ran));
+        }
+        if let Some(f) = first {
+            f();
         }
         let mut failed = false;
         for &child in woke[..n_woke].iter().rev() {
@@ -400,8 +418,9 @@ impl Crew {
 
     /// Runs one window of every partition on this thread and the workers,
     /// the others' partitions taken in `order` ([`Pool::take`]); this
-    /// thread does `first` once it has woken the workers, before it takes a
-    /// partition. Returns what each partition did, in partition order.
+    /// thread does `first` once it has woken the workers: after its own
+    /// partition with a partition a thread, before it takes one with more.
+    /// Returns what each partition did, in partition order.
     pub fn window(
         &mut self,
         parts: &mut Parts,

@@ -104,7 +104,16 @@ impl Partitions for Threads {
             busy[r.thread as usize] += r.seconds;
             self.expected[i] = r.events;
         }
-        e.critical_seconds += busy.iter().copied().fold(0.0, f64::max);
+        let longest = busy.iter().copied().fold(0.0, f64::max);
+        e.critical_seconds += longest;
+        // With a partition a thread, the notes lengthen the window only if
+        // the dispatcher's thread (thread 0 of the crew) with them took
+        // longer than the longest without; with more, they come first and
+        // are counted whole.
+        e.filing_exposed_seconds += match sim.parts.len() == self.crew.threads() {
+            true => (busy[0] + filing - longest).max(0.0),
+            false => filing,
+        };
         e.critical_events += claim_makespan(&self.expected, &order, self.crew.threads());
         e.windows += 1;
         let ts = Instant::now();
