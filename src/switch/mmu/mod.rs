@@ -20,6 +20,11 @@
 //!
 //! Egress bytes per (port, class) are kept for ECN marking and diagnostics.
 //!
+//! Counters are kept only for the classes a switch has carried: a class gets
+//! its slot (per port, its charges and egress bytes) when its first packet is
+//! admitted, so a run that uses one or two of the eight classes keeps 24 or 48
+//! bytes a port instead of 192. A class without a slot reads as empty.
+//!
 //! With `ns3_admission` the arithmetic is the HPCC ns-3 simulator's
 //! (hpcc-ns3-model.md §2, switch-mmu.cc): the headroom decision counts only the
 //! bytes above the reserve (`ingress + size - reserve > threshold`), a packet is
@@ -82,13 +87,20 @@ struct Charge {
     hdrm: u64,
 }
 
+/// `Mmu::slot` of a class that has no counters yet.
+const NO_SLOT: u8 = u8::MAX;
+
 #[derive(Clone, Debug)]
 pub struct Mmu {
     pub cfg: MmuConfig,
-    /// Per (ingress port, class): its charges, side by side so that an
+    /// Each class's slot among the classes carried so far (`NO_SLOT`: none).
+    slot: [u8; CLASSES],
+    /// Classes with a slot: the stride of `charge` and `egress`.
+    slots: usize,
+    /// Per (ingress port, slot): its charges, side by side so that an
     /// admission or release reads one cache line for them.
     charge: Vec<Charge>,
-    /// Per (egress port, class): bytes queued.
+    /// Per (egress port, slot): bytes queued.
     egress: Vec<u64>,
     /// Bytes of the shared pool in use (beyond reserves).
     shared_used: u64,
@@ -98,11 +110,6 @@ pub struct Mmu {
     /// ns-3: `buffer - total_hdrm - total_rsrv` in wrapping 32-bit arithmetic.
     ns3_pool: u32,
     peak_used: u64,
-}
-
-#[inline]
-fn ix(port: u16, class: u8) -> usize {
-    port as usize * CLASSES + class as usize
 }
 
 impl Mmu {
@@ -126,11 +133,12 @@ impl Mmu {
             pool = pool.min(cap);
             ns3_pool = ns3_pool.min(cap.min(u32::MAX as u64) as u32);
         }
-        let n = ports * CLASSES;
         Mmu {
             cfg,
-            charge: vec![Charge::default(); n],
-            egress: vec![0; n],
+            slot: [NO_SLOT; CLASSES],
+            slots: 0,
+            charge: Vec::new(),
+            egress: Vec::new(),
             shared_used: 0,
             total_used: 0,
             pool,
@@ -153,22 +161,23 @@ impl Mmu {
     pub fn shared_used(&self) -> u64 {
         self.shared_used
     }
+    #[inline]
     pub fn egress_bytes(&self, port: u16, class: u8) -> u64 {
-        self.egress[ix(port, class)]
+        self.ix(port, class).map_or(0, |i| self.egress[i])
     }
     /// Bytes charged to (ingress port, class), headroom included.
     pub fn ingress_bytes(&self, port: u16, class: u8) -> u64 {
-        let i = ix(port, class);
-        self.charge[i].ingress + self.charge[i].hdrm
+        let c = self.charge_of(port, class);
+        c.ingress + c.hdrm
     }
     pub fn headroom_bytes(&self, port: u16, class: u8) -> u64 {
-        self.charge[ix(port, class)].hdrm
+        self.charge_of(port, class).hdrm
     }
     /// Bytes of (ingress port, class) in the shared pool (beyond its reserve,
     /// headroom excluded): what the PFC threshold is compared with.
     #[inline]
     pub fn shared_bytes(&self, port: u16, class: u8) -> u64 {
-        self.shared_of(ix(port, class))
+        self.shared_in(self.charge_of(port, class))
     }
     /// Free bytes of the shared pool.
     pub fn shared_free(&self) -> u64 {
@@ -179,9 +188,51 @@ impl Mmu {
         self.cfg.headroom.len()
     }
 
+    /// The counters' index of (`port`, `class`), if the class has a slot.
+    #[inline]
+    fn ix(&self, port: u16, class: u8) -> Option<usize> {
+        let s = self.slot[class as usize];
+        (s != NO_SLOT).then(|| port as usize * self.slots + s as usize)
+    }
+
+    /// The slot of `class`, given one on every port first if it has none
+    /// (the counters are laid out again with one more slot a port: at most
+    /// once per class and switch).
+    #[inline]
+    fn slot_or_add(&mut self, class: u8) -> usize {
+        let s = self.slot[class as usize];
+        if s != NO_SLOT {
+            return s as usize;
+        }
+        let (old, new) = (self.slots, self.slots + 1);
+        let ports = self.ports();
+        let mut charge = vec![Charge::default(); ports * new];
+        let mut egress = vec![0; ports * new];
+        for p in 0..ports {
+            charge[p * new..p * new + old].copy_from_slice(&self.charge[p * old..(p + 1) * old]);
+            egress[p * new..p * new + old].copy_from_slice(&self.egress[p * old..(p + 1) * old]);
+        }
+        (self.charge, self.egress) = (charge, egress);
+        self.slot[class as usize] = old as u8;
+        self.slots = new;
+        old
+    }
+
+    /// The charges of (`port`, `class`): zero for a class without a slot.
+    #[inline]
+    fn charge_of(&self, port: u16, class: u8) -> Charge {
+        self.ix(port, class)
+            .map_or(Charge::default(), |i| self.charge[i])
+    }
+
+    #[inline]
+    fn shared_in(&self, c: Charge) -> u64 {
+        c.ingress.saturating_sub(self.cfg.reserve)
+    }
+
     #[inline]
     fn shared_of(&self, i: usize) -> u64 {
-        self.charge[i].ingress.saturating_sub(self.cfg.reserve)
+        self.shared_in(self.charge[i])
     }
 
     /// The PFC (XOFF) threshold of an ingress port now.
@@ -204,19 +255,19 @@ impl Mmu {
     /// use has reached the threshold (DCQCN §4).
     #[inline]
     pub fn over_threshold(&self, inp: u16, class: u8) -> bool {
-        let i = ix(inp, class);
-        self.charge[i].hdrm > 0 || self.shared_of(i) >= self.threshold(inp)
+        let c = self.charge_of(inp, class);
+        c.hdrm > 0 || self.shared_in(c) >= self.threshold(inp)
     }
 
     /// The XON condition of (`inp`, `class`): its headroom is empty and its shared
     /// use is `offset` below the threshold (or zero).
     #[inline]
     pub fn below_resume(&self, inp: u16, class: u8, offset: u64) -> bool {
-        let i = ix(inp, class);
-        if self.charge[i].hdrm > 0 {
+        let c = self.charge_of(inp, class);
+        if c.hdrm > 0 {
             return false;
         }
-        let shared = self.shared_of(i);
+        let shared = self.shared_in(c);
         shared == 0 || shared + offset <= self.threshold(inp)
     }
 
@@ -224,7 +275,8 @@ impl Mmu {
     /// egress `out` is admitted, and charges it if so.
     #[inline(always)]
     pub fn admit(&mut self, inp: u16, class: u8, out: u16, size: u64) -> Admit {
-        let i = ix(inp, class);
+        let s = self.slot_or_add(class);
+        let (i, o) = (inp as usize * self.slots + s, out as usize * self.slots + s);
         let verdict = if self.cfg.lossless && self.cfg.ns3_admission {
             let thresh = self.threshold(inp);
             if self.charge[i].hdrm + size > self.cfg.headroom[inp as usize]
@@ -251,9 +303,7 @@ impl Mmu {
         } else {
             let free = self.cfg.buffer.saturating_sub(self.total_used);
             let limit = (self.cfg.egress_alpha * free as f64) as u64;
-            if self.total_used + size > self.cfg.buffer
-                || self.egress[ix(out, class)] + size > limit
-            {
+            if self.total_used + size > self.cfg.buffer || self.egress[o] + size > limit {
                 Admit::Drop
             } else {
                 Admit::Shared
@@ -268,7 +318,7 @@ impl Mmu {
                 self.shared_used += self.shared_of(i) - before;
             }
         }
-        self.egress[ix(out, class)] += size;
+        self.egress[o] += size;
         self.total_used += size;
         self.peak_used = self.peak_used.max(self.total_used);
         verdict
@@ -277,7 +327,12 @@ impl Mmu {
     /// Releases a departing packet: headroom first, then the ingress charge.
     #[inline(always)]
     pub fn release(&mut self, inp: u16, class: u8, out: u16, size: u64) {
-        let i = ix(inp, class);
+        let s = self.slot[class as usize];
+        assert!(s != NO_SLOT, "MMU released a class it never admitted");
+        let (i, o) = (
+            inp as usize * self.slots + s as usize,
+            out as usize * self.slots + s as usize,
+        );
         let from_hdrm = size.min(self.charge[i].hdrm);
         self.charge[i].hdrm -= from_hdrm;
         let rest = size - from_hdrm;
@@ -290,7 +345,6 @@ impl Mmu {
             self.charge[i].ingress -= rest;
             self.shared_used -= before - self.shared_of(i);
         }
-        let o = ix(out, class);
         assert!(self.egress[o] >= size, "MMU egress accounting underflow");
         self.egress[o] -= size;
         self.total_used -= size;
@@ -430,6 +484,38 @@ mod tests {
             assert_eq!(m.admit(0, 3, 1, 1090), Admit::Shared);
         }
         assert!(!m.over_threshold(0, 3));
+    }
+
+    #[test]
+    fn counters_exist_only_for_the_classes_carried() {
+        let mut m = mmu(true);
+        assert_eq!((m.slots, m.charge.len(), m.egress.len()), (0, 0, 0));
+        assert_eq!((m.egress_bytes(1, 3), m.ingress_bytes(0, 3)), (0, 0));
+        assert!(!m.over_threshold(0, 3) && m.below_resume(0, 3, 3072));
+        m.admit(0, 3, 1, 1000);
+        m.admit(2, 3, 1, 500);
+        assert_eq!(
+            (m.slots, m.charge.len()),
+            (1, 4),
+            "one slot on each of 4 ports"
+        );
+        // A second class is laid out beside the first; the first keeps its counts.
+        m.admit(1, 0, 3, 64);
+        assert_eq!((m.slots, m.egress.len()), (2, 8));
+        assert_eq!(
+            (
+                m.ingress_bytes(0, 3),
+                m.ingress_bytes(2, 3),
+                m.egress_bytes(1, 3)
+            ),
+            (1000, 500, 1500)
+        );
+        assert_eq!((m.ingress_bytes(1, 0), m.egress_bytes(3, 0)), (64, 64));
+        assert_eq!((m.egress_bytes(3, 3), m.egress_bytes(1, 0)), (0, 0));
+        m.release(0, 3, 1, 1000);
+        m.release(1, 0, 3, 64);
+        m.release(2, 3, 1, 500);
+        assert_eq!((m.used(), m.shared_used(), m.egress_bytes(1, 3)), (0, 0, 0));
     }
 
     #[test]
