@@ -48,6 +48,7 @@ pub struct Pfc {
     /// Per (ingress port, class): our PAUSE is in force upstream.
     xoff: Vec<bool>,
     /// Timed pauses: when to send the PAUSE again (`SimTime::MAX`: not paused).
+    /// Empty without timed pauses (`pause_quanta` unset): nothing is refreshed.
     refresh_at: Vec<SimTime>,
     /// Earliest `refresh_at`.
     next_refresh: SimTime,
@@ -65,10 +66,15 @@ impl Pfc {
                     .map_or(Delta::ZERO, |q| quanta_to_time(p.rate, q))
             })
             .collect();
+        let refresh_at = if cfg.pause_quanta.is_some() {
+            vec![SimTime::MAX; n]
+        } else {
+            Vec::new()
+        };
         Pfc {
             cfg,
             xoff: vec![false; n],
-            refresh_at: vec![SimTime::MAX; n],
+            refresh_at,
             next_refresh: SimTime::MAX,
             pause_len,
         }
@@ -168,7 +174,9 @@ impl Pfc {
     /// Stops refreshing (`port`, `class`) (its pause was lifted).
     #[inline]
     pub fn lifted(&mut self, port: u16, class: u8) {
-        self.refresh_at[ix(port, class)] = SimTime::MAX;
+        if let Some(at) = self.refresh_at.get_mut(ix(port, class)) {
+            *at = SimTime::MAX;
+        }
     }
 
     #[inline]
