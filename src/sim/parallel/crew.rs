@@ -99,15 +99,10 @@ impl<T> Pool<T> {
         self.cursor = 0;
     }
 
-    /// Whether each thread runs one partition, its own ([`Pool::take`]).
-    pub fn one_each(&self) -> bool {
-        self.items.len() == self.threads
-    }
-
     /// What thread `t` runs next: with a partition a thread, partition `t`;
     /// with more, the heaviest expected left. `None` when none is left.
     pub fn take(&mut self, t: usize) -> Option<(usize, T)> {
-        if self.one_each() {
+        if self.items.len() == self.threads {
             return self.items[t].take().map(|x| (t, x));
         }
         while let Some(&i) = self.order.get(self.cursor) {
@@ -288,6 +283,15 @@ fn hand_overs(t: usize, len: usize) -> impl Iterator<Item = (usize, usize)> {
     })
 }
 
+/// What the dispatcher does once a window (`Crew::window`'s `first`), and
+/// whether after its own partition (with a partition a thread: off the
+/// critical path unless its partition is the window's busiest) or before it
+/// takes one (with more, so that the others take more of the pool).
+struct First<'a> {
+    run: &'a mut dyn FnMut(),
+    after_own: bool,
+}
+
 /// The slots of threads 1..=n (slot `t - 1` is thread `t`'s), the window's
 /// partitions and how long a waiting thread spins.
 struct Tree {
@@ -308,7 +312,7 @@ impl Tree {
         done: &mut Vec<Done>,
         sh: &Shared,
         window: Window,
-        first: Option<&mut dyn FnMut()>,
+        first: Option<First<'_>>,
     ) -> Result<(), ()> {
         let Window { bound, parity } = window;
         let mut woke = [0usize; usize::BITS as usize];
@@ -325,17 +329,11 @@ impl Tree {
             n_woke += 1;
         }
         done.clear();
-        // With a partition a thread, `first` comes after this thread's own,
-        // off the critical path unless its partition is the window's
-        // busiest; with more, before it takes one, so that the others take
-        // more of the pool.
-        let one_each = self
-            .pool
-            .lock()
-            .expect("no thread panics holding it")
-            .one_each();
-        let mut first = first;
-        if !one_each && let Some(f) = first.take() {
+        let (before, after) = match first {
+            Some(f) if f.after_own => (None, Some(f.run)),
+            f => (f.map(|f| f.run), None),
+        };
+        if let Some(f) = before {
             f();
         }
         loop {
@@ -359,7 +357,7 @@ impl Tree {
             };
             done.push((i, part, ran));
         }
-        if let Some(f) = first {
+        if let Some(f) = after {
             f();
         }
         let mut failed = false;
@@ -416,6 +414,11 @@ impl Crew {
         self.tree.slots.len() + 1
     }
 
+    /// Whether `parts` partitions run one on each thread ([`Pool::take`]).
+    pub fn one_each(&self, parts: usize) -> bool {
+        parts == self.threads()
+    }
+
     /// Runs one window of every partition on this thread and the workers,
     /// the others' partitions taken in `order` ([`Pool::take`]); this
     /// thread does `first` once it has woken the workers: after its own
@@ -440,6 +443,10 @@ impl Crew {
             .expect("no thread panics holding it")
             .fill(parts.drain(..), order);
         let mut done = Vec::with_capacity(n);
+        let first = First {
+            run: first,
+            after_own: self.one_each(n),
+        };
         if self
             .tree
             .fan(0, self.threads(), &mut done, sh, window, Some(first))

@@ -110,9 +110,10 @@ impl Partitions for Threads {
         // the dispatcher's thread (thread 0 of the crew) with them took
         // longer than the longest without; with more, they come first and
         // are counted whole.
-        e.filing_exposed_seconds += match sim.parts.len() == self.crew.threads() {
-            true => (busy[0] + filing - longest).max(0.0),
-            false => filing,
+        e.filing_exposed_seconds += if self.crew.one_each(sim.parts.len()) {
+            (busy[0] + filing - longest).max(0.0)
+        } else {
+            filing
         };
         e.critical_events += claim_makespan(&self.expected, &order, self.crew.threads());
         e.windows += 1;

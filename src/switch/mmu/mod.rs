@@ -188,22 +188,32 @@ impl Mmu {
         self.cfg.headroom.len()
     }
 
+    /// The counters' index of `port`'s slot `s`.
+    #[inline]
+    fn at(&self, port: u16, s: usize) -> usize {
+        port as usize * self.slots + s
+    }
+
     /// The counters' index of (`port`, `class`), if the class has a slot.
     #[inline]
     fn ix(&self, port: u16, class: u8) -> Option<usize> {
         let s = self.slot[class as usize];
-        (s != NO_SLOT).then(|| port as usize * self.slots + s as usize)
+        (s != NO_SLOT).then(|| self.at(port, s as usize))
     }
 
-    /// The slot of `class`, given one on every port first if it has none
-    /// (the counters are laid out again with one more slot a port: at most
-    /// once per class and switch).
+    /// The slot of `class`, given one first if it has none.
     #[inline]
     fn slot_or_add(&mut self, class: u8) -> usize {
-        let s = self.slot[class as usize];
-        if s != NO_SLOT {
-            return s as usize;
+        match self.slot[class as usize] {
+            NO_SLOT => self.add_slot(class),
+            s => s as usize,
         }
+    }
+
+    /// Gives `class` a slot on every port: the counters are laid out again
+    /// with one more slot a port (at most once per class and switch).
+    #[cold]
+    fn add_slot(&mut self, class: u8) -> usize {
         let (old, new) = (self.slots, self.slots + 1);
         let ports = self.ports();
         let mut charge = vec![Charge::default(); ports * new];
@@ -276,7 +286,7 @@ impl Mmu {
     #[inline(always)]
     pub fn admit(&mut self, inp: u16, class: u8, out: u16, size: u64) -> Admit {
         let s = self.slot_or_add(class);
-        let (i, o) = (inp as usize * self.slots + s, out as usize * self.slots + s);
+        let (i, o) = (self.at(inp, s), self.at(out, s));
         let verdict = if self.cfg.lossless && self.cfg.ns3_admission {
             let thresh = self.threshold(inp);
             if self.charge[i].hdrm + size > self.cfg.headroom[inp as usize]
@@ -329,10 +339,7 @@ impl Mmu {
     pub fn release(&mut self, inp: u16, class: u8, out: u16, size: u64) {
         let s = self.slot[class as usize];
         assert!(s != NO_SLOT, "MMU released a class it never admitted");
-        let (i, o) = (
-            inp as usize * self.slots + s as usize,
-            out as usize * self.slots + s as usize,
-        );
+        let (i, o) = (self.at(inp, s as usize), self.at(out, s as usize));
         let from_hdrm = size.min(self.charge[i].hdrm);
         self.charge[i].hdrm -= from_hdrm;
         let rest = size - from_hdrm;
