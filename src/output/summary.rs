@@ -64,6 +64,12 @@ pub struct Engine {
     /// dispatcher's thread's partitions and notes against the longest
     /// thread's partitions (the rest overlapped the workers).
     pub filing_exposed_seconds: f64,
+    /// Hand-overs of a window from one thread to another, and their own
+    /// cost: from a window's posting to the woken thread seeing it, plus
+    /// from its finishing (or its waker's starting to wait) to the waker
+    /// seeing it done. One level of the hand-over tree (docs/parallel.md).
+    pub handovers: u64,
+    pub handover_seconds: f64,
     /// Seconds of the windowed phase, wall clock, and of the one-at-a-time phase.
     pub windowed_seconds: f64,
     pub ordered_seconds: f64,

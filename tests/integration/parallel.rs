@@ -178,6 +178,21 @@ fn a_fat_tree_run_is_byte_identical_on_any_number_of_threads_and_runs_in_paralle
         parts.iter().all(|n| n.as_u64().unwrap() > 0),
         "both partitions work: {e}"
     );
+    // Each window is handed to the one worker and back, and the hand-overs'
+    // own cost is part of the windows' time.
+    let handed = |e: &serde_json::Value, per_window: u64| {
+        assert_eq!(
+            e["handovers"].as_u64(),
+            Some(per_window * e["windows"].as_u64().unwrap()),
+            "{e}"
+        );
+        let secs = e["handover_seconds"].as_f64().unwrap();
+        assert!(
+            secs > 0.0 && secs < e["window_seconds"].as_f64().unwrap(),
+            "{e}"
+        );
+    };
+    handed(&e, 1);
     // 3 threads took 7 partitions in turn, and no more window events than
     // one thread's share of them, plus the largest partition's, on the
     // critical path (list scheduling).
@@ -196,6 +211,8 @@ fn a_fat_tree_run_is_byte_identical_on_any_number_of_threads_and_runs_in_paralle
     let crit = e["critical_events"].as_u64().unwrap();
     let windowed = e["window_events"].as_u64().unwrap();
     assert!(crit >= windowed / 3 && crit < windowed, "{e}");
+    // The dispatcher hands each window to thread 2, then to thread 1.
+    handed(&e, 2);
     std::fs::remove_dir_all(t2.parent().unwrap()).unwrap();
 }
 

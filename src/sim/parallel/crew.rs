@@ -165,8 +165,26 @@ struct Work {
     /// The threads this one wakes (itself and those after it) and the window.
     threads: usize,
     window: Window,
+    /// When the thread above posted the window.
+    posted: Option<Instant>,
+    /// When this thread saw it, and when it had run its part and taken back
+    /// what the threads it woke ran.
+    woke: Option<Instant>,
+    finished: Option<Instant>,
     /// The partitions they ran.
     done: Vec<Done>,
+}
+
+/// The hand-overs' own cost, added up over a run ([`Crew::handovers`]): for
+/// each hand-over, the time from the window's posting to the woken thread
+/// seeing it, and from that thread's finishing (or the waker's starting to
+/// wait, if later) to the waker seeing it done. What one level of the tree
+/// adds to a window's critical path (docs/parallel.md, "A model of more
+/// cores").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Handovers {
+    pub count: u64,
+    pub seconds: f64,
 }
 
 /// The packets partitions send each other, handed over on the partitions'
@@ -299,6 +317,9 @@ struct Tree {
     pool: Mutex<Pool<Box<Part>>>,
     mail: Mailbox,
     spins: u32,
+    /// [`Handovers`], kept by whichever thread waits for a woken one (each
+    /// thread's own under its parent's slot lock: see [`Tree::fan`]).
+    handovers: Mutex<Handovers>,
 }
 
 impl Tree {
@@ -323,6 +344,7 @@ impl Tree {
                 let mut w = slot.work.lock().expect("a worker never panics holding it");
                 w.threads = n;
                 w.window = window;
+                w.posted = Some(Instant::now());
             }
             slot.state.store(POSTED, Ordering::Release);
             woke[n_woke] = child;
@@ -361,16 +383,28 @@ impl Tree {
             f();
         }
         let mut failed = false;
+        let mut cost = Handovers::default();
         for &child in woke[..n_woke].iter().rev() {
             let slot = &self.slots[child - 1];
+            let waiting = Instant::now();
             if wait_for(&slot.state, &[DONE, FAILED], self.spins) == FAILED {
                 failed = true;
                 continue;
             }
+            let seen = Instant::now();
             let mut w = slot.work.lock().expect("a worker never panics holding it");
+            if let (Some(p), Some(s), Some(f)) = (w.posted, w.woke, w.finished) {
+                cost.count += 1;
+                cost.seconds += (s - p).as_secs_f64() + (seen - f.max(waiting)).as_secs_f64();
+            }
             done.append(&mut w.done);
             drop(w);
             slot.state.store(IDLE, Ordering::Relaxed);
+        }
+        if cost.count > 0 {
+            let mut h = self.handovers.lock().expect("no thread panics holding it");
+            h.count += cost.count;
+            h.seconds += cost.seconds;
         }
         if failed { Err(()) } else { Ok(()) }
     }
@@ -393,6 +427,7 @@ impl Crew {
             pool: Mutex::new(Pool::new(n + 1)),
             mail: Mailbox::new(parts),
             spins,
+            handovers: Mutex::new(Handovers::default()),
         });
         let mut crew = Crew {
             tree,
@@ -412,6 +447,15 @@ impl Crew {
     /// The threads: the workers and the dispatcher's.
     pub fn threads(&self) -> usize {
         self.tree.slots.len() + 1
+    }
+
+    /// The hand-overs' cost so far ([`Handovers`]).
+    pub fn handovers(&self) -> Handovers {
+        *self
+            .tree
+            .handovers
+            .lock()
+            .expect("no thread panics holding it")
     }
 
     /// Whether `parts` partitions run one on each thread ([`Pool::take`]).
@@ -493,18 +537,22 @@ fn work(tree: &Tree, t: usize, sh: &Shared) {
         if wait_for(&slot.state, &[POSTED, QUIT], tree.spins) == QUIT {
             return;
         }
+        let woke = Instant::now();
         let mut w = slot
             .work
             .lock()
             .expect("the thread above never panics holding it");
+        w.woke = Some(woke);
         let Work {
             threads,
             window,
             done,
+            ..
         } = &mut *w;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             tree.fan(t, *threads, done, sh, *window, None)
         }));
+        w.finished = Some(Instant::now());
         drop(w);
         if !matches!(run, Ok(Ok(()))) {
             slot.state.store(FAILED, Ordering::Release);

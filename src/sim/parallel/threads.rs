@@ -117,6 +117,8 @@ impl Partitions for Threads {
         };
         e.critical_events += claim_makespan(&self.expected, &order, self.crew.threads());
         e.windows += 1;
+        let h = self.crew.handovers();
+        (e.handovers, e.handover_seconds) = (h.count, h.seconds);
         let ts = Instant::now();
         // The notes just filed may have taken the output over its limit: the
         // run ends where it would have, at their window's bound.
